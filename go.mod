@@ -1,0 +1,3 @@
+module sigs.k8s.io/simulator-apiserver
+
+go 1.26
