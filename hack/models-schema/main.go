@@ -1,0 +1,46 @@
+// Command models-schema prints the OpenAPI v2 definitions of our generated
+// OpenAPI models; applyconfiguration-gen reads them to know list and map
+// types for server-side apply.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/generated/openapi"
+)
+
+func main() {
+	if err := output(); err != nil {
+		fmt.Fprintf(os.Stderr, "models-schema: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func output() error {
+	ref := func(name string) spec.Ref { return spec.MustCreateRef("#/definitions/" + name) }
+	defs := openapi.GetOpenAPIDefinitions(ref)
+	schemas := make(map[string]spec.Schema, len(defs))
+	for name, def := range defs {
+		// A definition may embed its v2 form; the output is v2 throughout.
+		if v2, ok := def.Schema.Extensions[common.ExtensionV2Schema].(spec.Schema); ok {
+			schemas[name] = v2
+			continue
+		}
+		schemas[name] = def.Schema
+	}
+	data, err := json.Marshal(&spec.Swagger{SwaggerProps: spec.SwaggerProps{
+		Swagger:     "2.0",
+		Definitions: schemas,
+		Info:        &spec.Info{InfoProps: spec.InfoProps{Title: "sim.x-k8s.io", Version: "unversioned"}},
+	}})
+	if err != nil {
+		return fmt.Errorf("serializing definitions: %w", err)
+	}
+	_, err = os.Stdout.Write(data)
+	return err
+}

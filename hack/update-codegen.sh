@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Regenerates everything under pkg/generated and the zz_generated files of
+# pkg/apis with k8s.io/code-generator at the version go.mod pins.
+set -o errexit -o nounset -o pipefail
+
+SCRIPT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+cd "${SCRIPT_ROOT}"
+CODEGEN_PKG="$(go list -m -f '{{.Dir}}' k8s.io/code-generator)"
+THIS_PKG="sigs.k8s.io/simulator-apiserver"
+BOILERPLATE="${SCRIPT_ROOT}/hack/boilerplate.go.txt"
+
+# kube_codegen.sh installs the generators into GOBIN: keep them in our
+# gitignored output dir instead of the user's ~/go/bin.
+export GOBIN="${GOBIN:-${SCRIPT_ROOT}/_output/codegen-bin}"
+# Types we reference but do not own: described in our OpenAPI, never written to.
+export KUBE_CODEGEN_READONLY_PKGS=(k8s.io/api/core/v1 k8s.io/api/autoscaling/v1 k8s.io/apimachinery/pkg/util/intstr)
+
+# shellcheck source=/dev/null
+source "${CODEGEN_PKG}/kube_codegen.sh"
+
+kube::codegen::gen_helpers \
+    --boilerplate "${BOILERPLATE}" \
+    "${SCRIPT_ROOT}/pkg/apis"
+
+kube::codegen::gen_openapi \
+    --output-dir "${SCRIPT_ROOT}/pkg/generated/openapi" \
+    --output-pkg "${THIS_PKG}/pkg/generated/openapi" \
+    --output-model-name-file "zz_generated.model_name.go" \
+    --report-filename "${SCRIPT_ROOT}/hack/api-violations.list" \
+    --update-report \
+    --extra-pkgs k8s.io/api/core/v1 \
+    --extra-pkgs k8s.io/api/autoscaling/v1 \
+    --extra-pkgs k8s.io/apimachinery/pkg/util/intstr \
+    --boilerplate "${BOILERPLATE}" \
+    "${SCRIPT_ROOT}/pkg/apis"
+
+kube::codegen::gen_client \
+    --with-watch \
+    --with-applyconfig \
+    --applyconfig-openapi-schema <(go run "${THIS_PKG}/hack/models-schema") \
+    --output-dir "${SCRIPT_ROOT}/pkg/generated" \
+    --output-pkg "${THIS_PKG}/pkg/generated" \
+    --boilerplate "${BOILERPLATE}" \
+    "${SCRIPT_ROOT}/pkg/apis"

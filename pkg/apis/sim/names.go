@@ -1,0 +1,61 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Labels put on every host object derived from a simulator, and on every
+// Node a nodepool makes inside one.
+const (
+	// LabelSimulator carries the simulator's name on its Pod, Service and Secret.
+	LabelSimulator = "sim.x-k8s.io/simulator"
+	// LabelGeneration carries the simulator generation a Pod was made from.
+	LabelGeneration = "sim.x-k8s.io/generation"
+	// LabelNodePool carries the pool's name on each of its Nodes.
+	LabelNodePool = "sim.x-k8s.io/nodepool"
+)
+
+// Ports used inside a simulator Pod besides the two the spec names; the
+// spec's ports must not collide with them.
+const (
+	EtcdClientPort      = 2379
+	EtcdPeerPort        = 2380
+	SchedulerSecurePort = 10259
+	KwokServerPort      = 10247
+)
+
+// ReservedPorts returns the Pod ports a spec may not use, and what uses them.
+// The etcd ports are taken only when the Pod runs its own etcd.
+func ReservedPorts(inPodEtcd bool) map[int32]string {
+	p := map[int32]string{
+		SchedulerSecurePort: "kube-scheduler",
+		KwokServerPort:      "kwok",
+	}
+	if inPodEtcd {
+		p[EtcdClientPort] = "etcd"
+		p[EtcdPeerPort] = "etcd"
+	}
+	return p
+}
+
+// The names of the host objects derived from a simulator. They live in the
+// simulator's namespace; the prefix keeps them apart from the user's own objects.
+
+// SimulatorServiceName is the Service in front of the simulator's Pod.
+func SimulatorServiceName(simulator string) string { return "sim-" + simulator }
+
+// SimulatorSecretName is the Secret with the simulator's credentials.
+func SimulatorSecretName(simulator string) string { return "sim-" + simulator + "-credentials" }
+
+// SimulatorProxyAccountName is the ServiceAccount (and Role) whose tokens
+// may reach only this simulator's proxy.
+func SimulatorProxyAccountName(simulator string) string { return "sim-" + simulator + "-proxy" }
+
+// SimulatorPodName is the Pod made from one generation of the simulator's spec.
+func SimulatorPodName(simulator string, generation int64) string {
+	return fmt.Sprintf("sim-%s-g%d", simulator, generation)
+}
+
+// NodeName is the deterministic name of a nodepool's index-th Node.
+func NodeName(pool string, index int) string { return pool + "-" + strconv.Itoa(index) }

@@ -1,0 +1,154 @@
+package sim
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// Simulator is a scheduler simulator (kube-apiserver + kube-scheduler + kwok)
+// running in a Pod of the host cluster.
+type Simulator struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	Spec   SimulatorSpec
+	Status SimulatorStatus
+}
+
+// SimulatorSpec follows KEP-159. All fields may be updated; an update replaces the Pod.
+type SimulatorSpec struct {
+	// KubeAPIServerPort is the port of the simulator's inner kube-apiserver (env KUBE_API_PORT).
+	KubeAPIServerPort int32
+	// SimulatorServerPort is the port of the simulator's own server (env PORT).
+	SimulatorServerPort int32
+	// KubeSchedulerConfigurationPath is a KubeSchedulerConfiguration file inside the
+	// simulator container (env KUBE_SCHEDULER_CONFIG_PATH).
+	KubeSchedulerConfigurationPath string
+	// EtcdURL is an external etcd (env KUBE_SCHEDULER_SIMULATOR_ETCD_URL); empty means
+	// an etcd container in the Pod.
+	EtcdURL string
+	// CORSAllowedOriginList is applied to the inner kube-apiserver and the simulator server
+	// (env CORS_ALLOWED_ORIGIN_LIST).
+	CORSAllowedOriginList []string
+	// Image is the simulator image.
+	Image string
+	// PodTemplate is merged into the generated Pod; its "simulator" and "etcd" containers
+	// take precedence over the generated ones.
+	PodTemplate *corev1.PodTemplateSpec
+}
+
+// SimulatorPhase is a simple, high-level summary of where a simulator is in its lifecycle.
+type SimulatorPhase string
+
+// The phases of a simulator.
+const (
+	SimulatorPending     SimulatorPhase = "Pending"
+	SimulatorCreating    SimulatorPhase = "Creating"
+	SimulatorAvailable   SimulatorPhase = "Available"
+	SimulatorFailed      SimulatorPhase = "Failed"
+	SimulatorTerminating SimulatorPhase = "Terminating"
+)
+
+// Condition types of a simulator.
+const (
+	// SimulatorConditionAvailable is True when the inner kube-apiserver and scheduler are ready.
+	SimulatorConditionAvailable = "Available"
+)
+
+// SimulatorStatus is computed from the backing Pod on every read.
+type SimulatorStatus struct {
+	Phase              SimulatorPhase
+	Message            string
+	KubeAPIServerURL   string
+	PodName            string
+	ObservedGeneration int64
+	Conditions         []metav1.Condition
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// SimulatorList is a list of Simulators.
+type SimulatorList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []Simulator
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NodePool keeps a number of fake (kwok) Nodes inside one simulator.
+type NodePool struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	Spec   NodePoolSpec
+	Status NodePoolStatus
+}
+
+// NodePoolSpec describes the Nodes a pool keeps in its simulator.
+type NodePoolSpec struct {
+	// SimulatorName is the Simulator in the same namespace that holds the Nodes. Immutable.
+	SimulatorName string
+	// Replicas is the number of Nodes.
+	Replicas *int32
+	// Template is what every Node is made from.
+	Template NodeTemplate
+}
+
+// NodeTemplate is the template for the Nodes of a pool. String values may use
+// Go templates with {{ .Index }} and {{ AddCIDR "10.0.0.0/24" .Index }}.
+type NodeTemplate struct {
+	Metadata NodeTemplateMetadata
+	Spec     NodeTemplateSpec
+	Status   NodeTemplateStatus
+}
+
+// NodeTemplateMetadata holds the labels and annotations of generated Nodes.
+type NodeTemplateMetadata struct {
+	Labels      map[string]string
+	Annotations map[string]string
+}
+
+// NodeTemplateSpec holds the spec fields of generated Nodes.
+type NodeTemplateSpec struct {
+	Taints        []corev1.Taint
+	Unschedulable bool
+	PodCIDR       string
+	ProviderID    string
+}
+
+// NodeTemplateStatus holds the status fields of generated Nodes.
+type NodeTemplateStatus struct {
+	Capacity    corev1.ResourceList
+	Allocatable corev1.ResourceList
+	NodeInfo    corev1.NodeSystemInfo
+}
+
+// Condition types of a nodepool.
+const (
+	// NodePoolConditionReady is True when every Node of the pool exists and is Ready.
+	NodePoolConditionReady = "Ready"
+)
+
+// NodePoolStatus is the observed state of a pool.
+type NodePoolStatus struct {
+	Replicas           int32
+	ReadyReplicas      int32
+	ObservedGeneration int64
+	// Selector is the label selector of the pool's Nodes, for the scale subresource.
+	Selector   string
+	Conditions []metav1.Condition
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NodePoolList is a list of NodePools.
+type NodePoolList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []NodePool
+}

@@ -1,0 +1,60 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/version"
+)
+
+// Defaults of a Simulator (KEP-159).
+const (
+	DefaultKubeAPIServerPort   = 3131
+	DefaultSimulatorServerPort = 1212
+)
+
+// DefaultNodeCapacity is the capacity of a generated Node when the template names none:
+// a large machine, so that pods are limited by what the test asks, not by the default.
+func DefaultNodeCapacity() corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("32"),
+		corev1.ResourceMemory: resource.MustParse("256Gi"),
+		corev1.ResourcePods:   resource.MustParse("110"),
+	}
+}
+
+func addDefaultingFuncs(scheme *runtime.Scheme) error {
+	return RegisterDefaults(scheme)
+}
+
+// SetDefaults_SimulatorSpec fills in the KEP-159 defaults.
+func SetDefaults_SimulatorSpec(obj *SimulatorSpec) {
+	if obj.KubeAPIServerPort == 0 {
+		obj.KubeAPIServerPort = DefaultKubeAPIServerPort
+	}
+	if obj.SimulatorServerPort == 0 {
+		obj.SimulatorServerPort = DefaultSimulatorServerPort
+	}
+	if obj.Image == "" {
+		obj.Image = version.SimulatorImage()
+	}
+}
+
+// SetDefaults_NodePoolSpec defaults replicas to 1, like a Deployment.
+func SetDefaults_NodePoolSpec(obj *NodePoolSpec) {
+	if obj.Replicas == nil {
+		obj.Replicas = ptr.To[int32](1)
+	}
+}
+
+// SetDefaults_NodeTemplateStatus gives Nodes a capacity, and allocatable equal to it.
+func SetDefaults_NodeTemplateStatus(obj *NodeTemplateStatus) {
+	if len(obj.Capacity) == 0 {
+		obj.Capacity = DefaultNodeCapacity()
+	}
+	if len(obj.Allocatable) == 0 {
+		obj.Allocatable = obj.Capacity.DeepCopy()
+	}
+}

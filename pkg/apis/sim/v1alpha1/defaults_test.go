@@ -1,0 +1,83 @@
+package v1alpha1_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/install"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/version"
+)
+
+func newScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	install.Install(s)
+	return s
+}
+
+func TestSimulatorDefaults(t *testing.T) {
+	scheme := newScheme()
+	cases := []struct {
+		name string
+		in   v1alpha1.SimulatorSpec
+		want v1alpha1.SimulatorSpec
+	}{{
+		name: "empty spec gets KEP-159 defaults and the build's image",
+		in:   v1alpha1.SimulatorSpec{},
+		want: v1alpha1.SimulatorSpec{KubeAPIServerPort: 3131, SimulatorServerPort: 1212, Image: version.SimulatorImage()},
+	}, {
+		name: "set fields are kept",
+		in:   v1alpha1.SimulatorSpec{KubeAPIServerPort: 6443, SimulatorServerPort: 8080, Image: "example.com/sim:v2", EtcdURL: "http://etcd:2379"},
+		want: v1alpha1.SimulatorSpec{KubeAPIServerPort: 6443, SimulatorServerPort: 8080, Image: "example.com/sim:v2", EtcdURL: "http://etcd:2379"},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &v1alpha1.Simulator{Spec: tc.in}
+			scheme.Default(obj)
+			if diff := cmp.Diff(tc.want, obj.Spec); diff != "" {
+				t.Errorf("defaulted spec (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if got := version.SimulatorImage(); got != "sim.x-k8s.io/simulator:"+version.Version {
+		t.Errorf("SimulatorImage() = %q, want the build's version as tag", got)
+	}
+}
+
+func TestNodePoolDefaults(t *testing.T) {
+	scheme := newScheme()
+	small := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}
+	cases := []struct {
+		name string
+		in   v1alpha1.NodePoolSpec
+		want v1alpha1.NodePoolSpec
+	}{{
+		name: "empty spec: one Node of the default capacity, allocatable = capacity",
+		in:   v1alpha1.NodePoolSpec{SimulatorName: "s"},
+		want: v1alpha1.NodePoolSpec{SimulatorName: "s", Replicas: ptr.To[int32](1), Template: v1alpha1.NodeTemplate{
+			Status: v1alpha1.NodeTemplateStatus{Capacity: v1alpha1.DefaultNodeCapacity(), Allocatable: v1alpha1.DefaultNodeCapacity()},
+		}},
+	}, {
+		name: "zero replicas stay zero; allocatable follows a given capacity",
+		in: v1alpha1.NodePoolSpec{SimulatorName: "s", Replicas: ptr.To[int32](0), Template: v1alpha1.NodeTemplate{
+			Status: v1alpha1.NodeTemplateStatus{Capacity: small},
+		}},
+		want: v1alpha1.NodePoolSpec{SimulatorName: "s", Replicas: ptr.To[int32](0), Template: v1alpha1.NodeTemplate{
+			Status: v1alpha1.NodeTemplateStatus{Capacity: small, Allocatable: small},
+		}},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &v1alpha1.NodePool{Spec: tc.in}
+			scheme.Default(obj)
+			if diff := cmp.Diff(tc.want, obj.Spec); diff != "" {
+				t.Errorf("defaulted spec (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

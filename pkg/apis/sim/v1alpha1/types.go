@@ -1,0 +1,241 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// Simulator is a scheduler simulator (kube-apiserver + kube-scheduler + kwok)
+// running in a Pod of the host cluster, in the Simulator's namespace.
+type Simulator struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// Spec is the desired simulator (KEP-159).
+	// +optional
+	Spec SimulatorSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	// Status is computed from the backing Pod on every read.
+	// +optional
+	Status SimulatorStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// SimulatorSpec follows KEP-159. All fields may be updated; an update replaces the Pod.
+type SimulatorSpec struct {
+	// KubeAPIServerPort is the port of the simulator's inner kube-apiserver.
+	// Passed to the "simulator" container as env KUBE_API_PORT. Defaults to 3131.
+	// +optional
+	KubeAPIServerPort int32 `json:"kubeAPIServerPort,omitempty" protobuf:"varint,1,opt,name=kubeAPIServerPort"`
+	// SimulatorServerPort is the port of the simulator's own server (health,
+	// scheduler configuration, reset). Passed as env PORT. Defaults to 1212.
+	// +optional
+	SimulatorServerPort int32 `json:"simulatorServerPort,omitempty" protobuf:"varint,2,opt,name=simulatorServerPort"`
+	// KubeSchedulerConfigurationPath is the path of a KubeSchedulerConfiguration file
+	// inside the "simulator" container (mount it with podTemplate). Passed as env
+	// KUBE_SCHEDULER_CONFIG_PATH. Empty means the scheduler's defaults.
+	// +optional
+	KubeSchedulerConfigurationPath string `json:"kubeSchedulerConfigurationPath,omitempty" protobuf:"bytes,3,opt,name=kubeSchedulerConfigurationPath"`
+	// EtcdURL is the http(s) URL of an external etcd for the inner kube-apiserver;
+	// each simulator gets its own key prefix there. Passed as env
+	// KUBE_SCHEDULER_SIMULATOR_ETCD_URL. Empty means an "etcd" container in the Pod.
+	// +optional
+	EtcdURL string `json:"etcdURL,omitempty" protobuf:"bytes,4,opt,name=etcdURL"`
+	// CORSAllowedOriginList is the list of origins (scheme://host[:port]) allowed by
+	// the inner kube-apiserver and the simulator server. Passed as env CORS_ALLOWED_ORIGIN_LIST.
+	// +optional
+	// +listType=set
+	CORSAllowedOriginList []string `json:"corsAllowedOriginList,omitempty" protobuf:"bytes,5,rep,name=corsAllowedOriginList"`
+	// Image is the simulator image. Defaults to this project's simulator image at
+	// the server's version. A custom image must honour the same environment contract.
+	// +optional
+	Image string `json:"image,omitempty" protobuf:"bytes,6,opt,name=image"`
+	// PodTemplate is merged into the generated Pod with strategic merge: its
+	// containers named "simulator" and "etcd" take precedence over the generated
+	// ones; other containers and volumes are added.
+	// +optional
+	PodTemplate *corev1.PodTemplateSpec `json:"podTemplate,omitempty" protobuf:"bytes,7,opt,name=podTemplate"`
+}
+
+// SimulatorPhase is a simple, high-level summary of where a simulator is in its lifecycle.
+type SimulatorPhase string
+
+// The phases of a simulator.
+const (
+	// SimulatorPending means the Pod does not exist yet or is not scheduled.
+	SimulatorPending SimulatorPhase = "Pending"
+	// SimulatorCreating means the Pod is scheduled and the inner apiserver is not ready yet.
+	SimulatorCreating SimulatorPhase = "Creating"
+	// SimulatorAvailable means the inner kube-apiserver and scheduler are ready.
+	SimulatorAvailable SimulatorPhase = "Available"
+	// SimulatorFailed means the Pod cannot become ready without a change (see message).
+	SimulatorFailed SimulatorPhase = "Failed"
+	// SimulatorTerminating means the simulator is being deleted.
+	SimulatorTerminating SimulatorPhase = "Terminating"
+)
+
+// Condition types of a simulator.
+const (
+	// SimulatorConditionAvailable is True when the inner kube-apiserver and scheduler are ready.
+	SimulatorConditionAvailable = "Available"
+)
+
+// SimulatorStatus is computed from the backing Pod on every read.
+type SimulatorStatus struct {
+	// Phase summarizes the simulator's state.
+	// +optional
+	Phase SimulatorPhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=SimulatorPhase"`
+	// Message is a human-readable explanation of the phase.
+	// +optional
+	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
+	// KubeAPIServerURL is the in-cluster URL (Service) of the inner kube-apiserver.
+	// +optional
+	KubeAPIServerURL string `json:"kubeAPIServerURL,omitempty" protobuf:"bytes,3,opt,name=kubeAPIServerURL"`
+	// PodName is the backing Pod.
+	// +optional
+	PodName string `json:"podName,omitempty" protobuf:"bytes,4,opt,name=podName"`
+	// ObservedGeneration is the generation the backing Pod was made from.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,5,opt,name=observedGeneration"`
+	// Conditions hold the latest observations of the simulator's state.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +patchMergeKey=type
+	// +patchStrategy=merge
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,6,rep,name=conditions"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// SimulatorList is a list of Simulators.
+type SimulatorList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	Items []Simulator `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// +genclient
+// +genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale
+// +genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NodePool keeps a number of fake (kwok) Nodes inside one simulator.
+type NodePool struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// Spec is the desired set of Nodes.
+	// +optional
+	Spec NodePoolSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	// Status is the observed state of the Nodes.
+	// +optional
+	Status NodePoolStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// NodePoolSpec describes the Nodes a pool keeps in its simulator.
+type NodePoolSpec struct {
+	// SimulatorName is the Simulator, in the same namespace, that holds the Nodes. Immutable.
+	SimulatorName string `json:"simulatorName" protobuf:"bytes,1,opt,name=simulatorName"`
+	// Replicas is the number of Nodes. Defaults to 1.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty" protobuf:"varint,2,opt,name=replicas"`
+	// Template is what every Node is made from. Nodes are named <pool>-<index>.
+	// +optional
+	Template NodeTemplate `json:"template,omitempty" protobuf:"bytes,3,opt,name=template"`
+}
+
+// NodeTemplate is the template for the Nodes of a pool. Label and annotation
+// values, podCIDR and providerID may use Go templates with {{ .Index }},
+// {{ .Name }} and {{ AddCIDR "10.0.0.0/24" .Index }}.
+type NodeTemplate struct {
+	// Metadata holds the labels and annotations of each Node.
+	// +optional
+	Metadata NodeTemplateMetadata `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	// Spec holds the spec fields of each Node.
+	// +optional
+	Spec NodeTemplateSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	// Status holds the status fields of each Node.
+	// +optional
+	Status NodeTemplateStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// NodeTemplateMetadata holds the labels and annotations of generated Nodes.
+type NodeTemplateMetadata struct {
+	// +optional
+	Labels map[string]string `json:"labels,omitempty" protobuf:"bytes,1,rep,name=labels"`
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,2,rep,name=annotations"`
+}
+
+// NodeTemplateSpec holds the spec fields of generated Nodes.
+type NodeTemplateSpec struct {
+	// +optional
+	// +listType=atomic
+	Taints []corev1.Taint `json:"taints,omitempty" protobuf:"bytes,1,rep,name=taints"`
+	// +optional
+	Unschedulable bool `json:"unschedulable,omitempty" protobuf:"varint,2,opt,name=unschedulable"`
+	// PodCIDR of each Node, usually {{ AddCIDR "10.0.0.0/24" .Index }}.
+	// +optional
+	PodCIDR string `json:"podCIDR,omitempty" protobuf:"bytes,3,opt,name=podCIDR"`
+	// +optional
+	ProviderID string `json:"providerID,omitempty" protobuf:"bytes,4,opt,name=providerID"`
+}
+
+// NodeTemplateStatus holds the status fields of generated Nodes.
+type NodeTemplateStatus struct {
+	// Capacity of each Node. Defaults to cpu 32, memory 256Gi, pods 110.
+	// +optional
+	Capacity corev1.ResourceList `json:"capacity,omitempty" protobuf:"bytes,1,rep,name=capacity,casttype=k8s.io/api/core/v1.ResourceList,castkey=k8s.io/api/core/v1.ResourceName"`
+	// Allocatable of each Node. Defaults to the capacity.
+	// +optional
+	Allocatable corev1.ResourceList `json:"allocatable,omitempty" protobuf:"bytes,2,rep,name=allocatable,casttype=k8s.io/api/core/v1.ResourceList,castkey=k8s.io/api/core/v1.ResourceName"`
+	// NodeInfo of each Node.
+	// +optional
+	NodeInfo corev1.NodeSystemInfo `json:"nodeInfo,omitempty" protobuf:"bytes,3,opt,name=nodeInfo"`
+}
+
+// Condition types of a nodepool.
+const (
+	// NodePoolConditionReady is True when every Node of the pool exists and is Ready.
+	NodePoolConditionReady = "Ready"
+)
+
+// NodePoolStatus is the observed state of a pool.
+type NodePoolStatus struct {
+	// Replicas is the number of Nodes that exist.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty" protobuf:"varint,1,opt,name=replicas"`
+	// ReadyReplicas is the number of Nodes that are Ready.
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty" protobuf:"varint,2,opt,name=readyReplicas"`
+	// ObservedGeneration is the generation last acted on.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,3,opt,name=observedGeneration"`
+	// Selector is the label selector of the pool's Nodes (for the scale subresource).
+	// +optional
+	Selector string `json:"selector,omitempty" protobuf:"bytes,4,opt,name=selector"`
+	// Conditions hold the latest observations of the pool's state.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +patchMergeKey=type
+	// +patchStrategy=merge
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,5,rep,name=conditions"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NodePoolList is a list of NodePools.
+type NodePoolList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	Items []NodePool `json:"items" protobuf:"bytes,2,rep,name=items"`
+}

@@ -1,0 +1,324 @@
+// Package validation holds the rules of the sim.x-k8s.io API. Every error
+// carries the path of the field it is about.
+package validation
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/distribution/reference"
+	corev1 "k8s.io/api/core/v1"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/sets"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
+)
+
+// DefaultMaxNodePoolReplicas is the default upper bound of spec.replicas.
+const DefaultMaxNodePoolReplicas = 10000
+
+// Options are the server-configurable limits of validation.
+type Options struct {
+	// MaxNodePoolReplicas bounds a nodepool's spec.replicas.
+	MaxNodePoolReplicas int32
+}
+
+// DefaultOptions are the limits used when the server sets none.
+func DefaultOptions() Options {
+	return Options{MaxNodePoolReplicas: DefaultMaxNodePoolReplicas}
+}
+
+// ValidateSimulatorName checks a simulator's name and that every host object
+// named after it (sim.Simulator*Name) gets a valid name too.
+func ValidateSimulatorName(name string, prefix bool) []string {
+	if prefix {
+		// generateName: the full name is checked once it exists.
+		return apimachineryvalidation.NameIsDNSLabel(name, prefix)
+	}
+	errs := utilvalidation.IsDNS1123Label(name)
+	if len(errs) > 0 {
+		return errs
+	}
+	for _, msg := range utilvalidation.IsDNS1035Label(sim.SimulatorServiceName(name)) {
+		errs = append(errs, fmt.Sprintf("the derived Service name %q: %s", sim.SimulatorServiceName(name), msg))
+	}
+	return errs
+}
+
+// ValidateSimulator validates a new simulator.
+func ValidateSimulator(s *sim.Simulator) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMeta(&s.ObjectMeta, true, ValidateSimulatorName, field.NewPath("metadata"))
+	allErrs = append(allErrs, validateSimulatorSpec(&s.Spec, field.NewPath("spec"))...)
+	return allErrs
+}
+
+// ValidateSimulatorUpdate validates an update. Every spec field may change.
+func ValidateSimulatorUpdate(newObj, oldObj *sim.Simulator) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&newObj.ObjectMeta, &oldObj.ObjectMeta, field.NewPath("metadata"))
+	allErrs = append(allErrs, validateSimulatorSpec(&newObj.Spec, field.NewPath("spec"))...)
+	return allErrs
+}
+
+func validateSimulatorSpec(spec *sim.SimulatorSpec, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	reserved := sim.ReservedPorts(spec.EtcdURL == "")
+	ports := []struct {
+		name  string
+		value int32
+	}{
+		{"kubeAPIServerPort", spec.KubeAPIServerPort},
+		{"simulatorServerPort", spec.SimulatorServerPort},
+	}
+	for _, p := range ports {
+		path := fldPath.Child(p.name)
+		allErrs = append(allErrs, invalid(path, p.value, utilvalidation.IsValidPortNum(int(p.value)))...)
+		if user, ok := reserved[p.value]; ok {
+			allErrs = append(allErrs, field.Invalid(path, p.value, fmt.Sprintf("port is used by %s inside the simulator Pod", user)))
+		}
+	}
+	if spec.KubeAPIServerPort == spec.SimulatorServerPort {
+		allErrs = append(allErrs, field.Duplicate(fldPath.Child("simulatorServerPort"), spec.SimulatorServerPort))
+	}
+	if spec.EtcdURL != "" {
+		allErrs = append(allErrs, validateEtcdURL(spec.EtcdURL, fldPath.Child("etcdURL"))...)
+	}
+	seen := sets.New[string]()
+	for i, origin := range spec.CORSAllowedOriginList {
+		path := fldPath.Child("corsAllowedOriginList").Index(i)
+		if seen.Has(origin) {
+			allErrs = append(allErrs, field.Duplicate(path, origin))
+			continue
+		}
+		seen.Insert(origin)
+		allErrs = append(allErrs, validateOrigin(origin, path)...)
+	}
+	if spec.Image == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("image"), ""))
+	} else if _, err := reference.ParseNormalizedNamed(spec.Image); err != nil {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("image"), spec.Image, fmt.Sprintf("not a valid image reference: %v", err)))
+	}
+	if spec.PodTemplate != nil {
+		allErrs = append(allErrs, validatePodTemplateMeta(spec.PodTemplate, fldPath.Child("podTemplate"))...)
+	}
+	return allErrs
+}
+
+// validatePodTemplateMeta checks what the Pod takes from the template's
+// metadata. The template's spec is checked as a whole by the host, when the
+// generated Pod is dry-run created.
+func validatePodTemplateMeta(t *corev1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
+	metaPath := fldPath.Child("metadata")
+	allErrs := metav1validation.ValidateLabels(t.Labels, metaPath.Child("labels"))
+	allErrs = append(allErrs, apimachineryvalidation.ValidateAnnotations(t.Annotations, metaPath.Child("annotations"))...)
+	if t.Name != "" {
+		allErrs = append(allErrs, field.Forbidden(metaPath.Child("name"), "the Pod is named after the simulator"))
+	}
+	if t.Namespace != "" {
+		allErrs = append(allErrs, field.Forbidden(metaPath.Child("namespace"), "the Pod lives in the simulator's namespace"))
+	}
+	return allErrs
+}
+
+func validateEtcdURL(raw string, fldPath *field.Path) field.ErrorList {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return field.ErrorList{field.Invalid(fldPath, raw, fmt.Sprintf("not a URL: %v", err))}
+	case u.Scheme != "http" && u.Scheme != "https":
+		return field.ErrorList{field.NotSupported(fldPath.Child("scheme"), u.Scheme, []string{"http", "https"})}
+	case u.Hostname() == "":
+		return field.ErrorList{field.Invalid(fldPath, raw, "must name a host")}
+	case u.Path != "" && u.Path != "/", u.RawQuery != "", u.Fragment != "", u.User != nil:
+		return field.ErrorList{field.Invalid(fldPath, raw, "must be scheme://host[:port] only: no user, path, query or fragment")}
+	}
+	return validateURLPort(u, raw, fldPath)
+}
+
+func validateOrigin(raw string, fldPath *field.Path) field.ErrorList {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return field.ErrorList{field.Invalid(fldPath, raw, fmt.Sprintf("not a URL: %v", err))}
+	case u.Scheme != "http" && u.Scheme != "https":
+		return field.ErrorList{field.Invalid(fldPath, raw, "an origin must start with http:// or https://")}
+	case u.Hostname() == "":
+		return field.ErrorList{field.Invalid(fldPath, raw, "an origin must name a host")}
+	case u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return field.ErrorList{field.Invalid(fldPath, raw, "an origin is scheme://host[:port] only: no user, path, query or fragment")}
+	}
+	return validateURLPort(u, raw, fldPath)
+}
+
+func validateURLPort(u *url.URL, raw string, fldPath *field.Path) field.ErrorList {
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || len(utilvalidation.IsValidPortNum(n)) > 0 {
+			return field.ErrorList{field.Invalid(fldPath, raw, "port must be between 1 and 65535")}
+		}
+	}
+	return nil
+}
+
+// ValidateNodePool validates a new nodepool.
+func ValidateNodePool(np *sim.NodePool, opts Options) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMeta(&np.ObjectMeta, true, nodePoolNameValidator(opts), field.NewPath("metadata"))
+	allErrs = append(allErrs, validateNodePoolSpec(&np.Spec, opts, field.NewPath("spec"))...)
+	return allErrs
+}
+
+// ValidateNodePoolUpdate validates an update; spec.simulatorName is immutable.
+func ValidateNodePoolUpdate(newObj, oldObj *sim.NodePool, opts Options) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&newObj.ObjectMeta, &oldObj.ObjectMeta, field.NewPath("metadata"))
+	allErrs = append(allErrs, validateNodePoolSpec(&newObj.Spec, opts, field.NewPath("spec"))...)
+	allErrs = append(allErrs, apimachineryvalidation.ValidateImmutableField(newObj.Spec.SimulatorName, oldObj.Spec.SimulatorName, field.NewPath("spec", "simulatorName"))...)
+	return allErrs
+}
+
+// nodePoolNameValidator checks a pool's name and that its last Node's name
+// (sim.NodeName) is still a valid hostname label.
+func nodePoolNameValidator(opts Options) apimachineryvalidation.ValidateNameFunc {
+	return func(name string, prefix bool) []string {
+		if prefix {
+			return apimachineryvalidation.NameIsDNSLabel(name, prefix)
+		}
+		if errs := utilvalidation.IsDNS1123Label(name); len(errs) > 0 {
+			return errs
+		}
+		last := sim.NodeName(name, int(max(opts.MaxNodePoolReplicas-1, 0)))
+		if len(last) > utilvalidation.DNS1123LabelMaxLength {
+			return []string{fmt.Sprintf("too long: the name of the pool's last Node, %q, must be no more than %d characters", last, utilvalidation.DNS1123LabelMaxLength)}
+		}
+		return nil
+	}
+}
+
+// ValidateNodePoolStatusUpdate validates a status write by the reconciler.
+func ValidateNodePoolStatusUpdate(newObj, oldObj *sim.NodePool) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&newObj.ObjectMeta, &oldObj.ObjectMeta, field.NewPath("metadata"))
+	statusPath := field.NewPath("status")
+	for _, f := range []struct {
+		name  string
+		value int32
+	}{{"replicas", newObj.Status.Replicas}, {"readyReplicas", newObj.Status.ReadyReplicas}} {
+		allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(int64(f.value), statusPath.Child(f.name))...)
+	}
+	allErrs = append(allErrs, metav1validation.ValidateConditions(newObj.Status.Conditions, statusPath.Child("conditions"))...)
+	return allErrs
+}
+
+func validateNodePoolSpec(spec *sim.NodePoolSpec, opts Options, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if spec.SimulatorName == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("simulatorName"), ""))
+	} else {
+		allErrs = append(allErrs, invalid(fldPath.Child("simulatorName"), spec.SimulatorName, ValidateSimulatorName(spec.SimulatorName, false))...)
+	}
+	if spec.Replicas == nil {
+		allErrs = append(allErrs, field.Required(fldPath.Child("replicas"), ""))
+	} else if r := *spec.Replicas; r < 0 || r > opts.MaxNodePoolReplicas {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("replicas"), r, fmt.Sprintf("must be between 0 and %d", opts.MaxNodePoolReplicas)))
+	}
+	allErrs = append(allErrs, validateNodeTemplate(&spec.Template, fldPath.Child("template"))...)
+	return allErrs
+}
+
+func validateNodeTemplate(t *sim.NodeTemplate, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	metaPath := fldPath.Child("metadata")
+	// Keys are literal; values may be templates, so they are checked once rendered
+	// for the first Node, which catches what a static check can.
+	for k, v := range t.Metadata.Labels {
+		path := metaPath.Child("labels").Key(k)
+		allErrs = append(allErrs, invalid(path, k, utilvalidation.IsQualifiedName(k))...)
+		allErrs = append(allErrs, validateTemplateString(v, path, utilvalidation.IsValidLabelValue)...)
+	}
+	for k, v := range t.Metadata.Annotations {
+		path := metaPath.Child("annotations").Key(k)
+		allErrs = append(allErrs, invalid(path, k, utilvalidation.IsQualifiedName(k))...)
+		allErrs = append(allErrs, validateTemplateString(v, path, nil)...)
+	}
+	specPath := fldPath.Child("spec")
+	allErrs = append(allErrs, validateTemplateString(t.Spec.PodCIDR, specPath.Child("podCIDR"), isCIDR)...)
+	allErrs = append(allErrs, validateTemplateString(t.Spec.ProviderID, specPath.Child("providerID"), nil)...)
+	for i, taint := range t.Spec.Taints {
+		allErrs = append(allErrs, validateTaint(taint, specPath.Child("taints").Index(i))...)
+	}
+	statusPath := fldPath.Child("status")
+	allErrs = append(allErrs, validateResourceList(t.Status.Capacity, statusPath.Child("capacity"))...)
+	allErrs = append(allErrs, validateResourceList(t.Status.Allocatable, statusPath.Child("allocatable"))...)
+	for name, alloc := range t.Status.Allocatable {
+		if c, ok := t.Status.Capacity[name]; ok && alloc.Cmp(c) > 0 {
+			allErrs = append(allErrs, field.Invalid(statusPath.Child("allocatable").Key(string(name)), alloc.String(), fmt.Sprintf("must not exceed capacity %s", c.String())))
+		}
+	}
+	return allErrs
+}
+
+// validateTemplateString parses s as a node template and checks its value for
+// the first Node with check, if given.
+func validateTemplateString(s string, fldPath *field.Path, check func(string) []string) field.ErrorList {
+	if s == "" {
+		return nil
+	}
+	if _, err := nodetemplate.Parse(s); err != nil {
+		return field.ErrorList{field.Invalid(fldPath, s, fmt.Sprintf("not a valid template: %v", err))}
+	}
+	out, err := nodetemplate.Render(s, nodetemplate.Values{Index: 0, Name: "pool-0", Pool: "pool"})
+	if err != nil {
+		return field.ErrorList{field.Invalid(fldPath, s, fmt.Sprintf("template fails for the first Node: %v", err))}
+	}
+	var allErrs field.ErrorList
+	if check != nil {
+		for _, msg := range check(out) {
+			allErrs = append(allErrs, field.Invalid(fldPath, s, fmt.Sprintf("for the first Node it gives %q: %s", out, msg)))
+		}
+	}
+	return allErrs
+}
+
+func isCIDR(s string) []string {
+	if err := utilvalidation.IsValidCIDR(field.NewPath(""), s); len(err) > 0 {
+		return []string{"must be a CIDR such as 10.0.0.0/24"}
+	}
+	return nil
+}
+
+var taintEffects = []string{string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute)}
+
+func validateTaint(t corev1.Taint, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	allErrs = append(allErrs, invalid(fldPath.Child("key"), t.Key, utilvalidation.IsQualifiedName(t.Key))...)
+	if t.Value != "" {
+		allErrs = append(allErrs, invalid(fldPath.Child("value"), t.Value, utilvalidation.IsValidLabelValue(t.Value))...)
+	}
+	if !sets.New(taintEffects...).Has(string(t.Effect)) {
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("effect"), t.Effect, taintEffects))
+	}
+	return allErrs
+}
+
+func validateResourceList(rl corev1.ResourceList, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	for name, q := range rl {
+		path := fldPath.Key(string(name))
+		allErrs = append(allErrs, invalid(path, name, utilvalidation.IsQualifiedName(string(name)))...)
+		if q.Sign() < 0 {
+			allErrs = append(allErrs, field.Invalid(path, q.String(), "must be greater than or equal to 0"))
+		}
+	}
+	return allErrs
+}
+
+// invalid turns a validator's messages into at most one error for the field.
+func invalid(fldPath *field.Path, value interface{}, msgs []string) field.ErrorList {
+	if len(msgs) == 0 {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(fldPath, value, strings.Join(msgs, "; "))}
+}

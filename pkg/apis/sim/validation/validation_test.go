@@ -1,0 +1,242 @@
+package validation
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+)
+
+// errs renders an ErrorList as "type path" lines: the test pins the kind and
+// the field path of every error, not the wording.
+func errs(list field.ErrorList) []string {
+	var out []string
+	for _, e := range list {
+		out = append(out, string(e.Type)+" "+e.Field)
+	}
+	return out
+}
+
+func validSimulator() *sim.Simulator {
+	return &sim.Simulator{
+		ObjectMeta: metav1.ObjectMeta{Name: "example", Namespace: "default"},
+		Spec: sim.SimulatorSpec{
+			KubeAPIServerPort:   3131,
+			SimulatorServerPort: 1212,
+			Image:               "sim.x-k8s.io/simulator:v0.1.0",
+		},
+	}
+}
+
+func TestValidateSimulator(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(*sim.Simulator)
+		want   []string
+	}{
+		{name: "valid defaults", mutate: func(*sim.Simulator) {}},
+		{name: "valid everything", mutate: func(s *sim.Simulator) {
+			s.Spec.EtcdURL = "https://etcd.example.svc:2379"
+			s.Spec.KubeAPIServerPort = 2379 // free when etcd is external
+			s.Spec.CORSAllowedOriginList = []string{"http://localhost:3000", "https://ui.example.com"}
+			s.Spec.KubeSchedulerConfigurationPath = "/config/scheduler.yaml"
+			s.Spec.PodTemplate = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"team": "a"}}}
+		}},
+		{name: "name not a DNS label", mutate: func(s *sim.Simulator) { s.Name = "Bad.Name" },
+			want: []string{"FieldValueInvalid metadata.name"}},
+		{name: "name too long for the derived Service", mutate: func(s *sim.Simulator) { s.Name = strings.Repeat("a", 60) },
+			want: []string{"FieldValueInvalid metadata.name"}},
+		{name: "longest name that fits", mutate: func(s *sim.Simulator) { s.Name = strings.Repeat("a", 59) }},
+		{name: "namespace required", mutate: func(s *sim.Simulator) { s.Namespace = "" },
+			want: []string{"FieldValueRequired metadata.namespace"}},
+		{name: "port zero", mutate: func(s *sim.Simulator) { s.Spec.KubeAPIServerPort = 0 },
+			want: []string{"FieldValueInvalid spec.kubeAPIServerPort"}},
+		{name: "port too big", mutate: func(s *sim.Simulator) { s.Spec.SimulatorServerPort = 65536 },
+			want: []string{"FieldValueInvalid spec.simulatorServerPort"}},
+		{name: "ports equal", mutate: func(s *sim.Simulator) { s.Spec.SimulatorServerPort = 3131 },
+			want: []string{"FieldValueDuplicate spec.simulatorServerPort"}},
+		{name: "port used by in-pod etcd", mutate: func(s *sim.Simulator) { s.Spec.KubeAPIServerPort = 2379 },
+			want: []string{"FieldValueInvalid spec.kubeAPIServerPort"}},
+		{name: "port used by the scheduler", mutate: func(s *sim.Simulator) { s.Spec.SimulatorServerPort = 10259 },
+			want: []string{"FieldValueInvalid spec.simulatorServerPort"}},
+		{name: "etcd URL not http", mutate: func(s *sim.Simulator) { s.Spec.EtcdURL = "unix:///run/etcd.sock" },
+			want: []string{"FieldValueNotSupported spec.etcdURL.scheme"}},
+		{name: "etcd URL without host", mutate: func(s *sim.Simulator) { s.Spec.EtcdURL = "http://:2379" },
+			want: []string{"FieldValueInvalid spec.etcdURL"}},
+		{name: "etcd URL with path", mutate: func(s *sim.Simulator) { s.Spec.EtcdURL = "http://etcd:2379/v3" },
+			want: []string{"FieldValueInvalid spec.etcdURL"}},
+		{name: "etcd URL bad port", mutate: func(s *sim.Simulator) { s.Spec.EtcdURL = "http://etcd:99999" },
+			want: []string{"FieldValueInvalid spec.etcdURL"}},
+		{name: "etcd URL unparsable", mutate: func(s *sim.Simulator) { s.Spec.EtcdURL = "http://[::1" },
+			want: []string{"FieldValueInvalid spec.etcdURL"}},
+		{name: "CORS origin with path", mutate: func(s *sim.Simulator) { s.Spec.CORSAllowedOriginList = []string{"http://a.example/ui"} },
+			want: []string{"FieldValueInvalid spec.corsAllowedOriginList[0]"}},
+		{name: "CORS origin without scheme", mutate: func(s *sim.Simulator) { s.Spec.CORSAllowedOriginList = []string{"ok.example", "localhost:3000"} },
+			want: []string{"FieldValueInvalid spec.corsAllowedOriginList[0]", "FieldValueInvalid spec.corsAllowedOriginList[1]"}},
+		{name: "CORS origin duplicate", mutate: func(s *sim.Simulator) {
+			s.Spec.CORSAllowedOriginList = []string{"http://a.example", "http://a.example"}
+		}, want: []string{"FieldValueDuplicate spec.corsAllowedOriginList[1]"}},
+		{name: "image empty", mutate: func(s *sim.Simulator) { s.Spec.Image = "" },
+			want: []string{"FieldValueRequired spec.image"}},
+		{name: "image invalid", mutate: func(s *sim.Simulator) { s.Spec.Image = "Not An Image" },
+			want: []string{"FieldValueInvalid spec.image"}},
+		{name: "pod template label invalid", mutate: func(s *sim.Simulator) {
+			s.Spec.PodTemplate = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"bad key!": "v"}}}
+		}, want: []string{"FieldValueInvalid spec.podTemplate.metadata.labels"}},
+		{name: "pod template names the pod", mutate: func(s *sim.Simulator) {
+			s.Spec.PodTemplate = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "y"}}
+		}, want: []string{"FieldValueForbidden spec.podTemplate.metadata.name", "FieldValueForbidden spec.podTemplate.metadata.namespace"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := validSimulator()
+			tc.mutate(s)
+			if diff := cmp.Diff(tc.want, errs(ValidateSimulator(s))); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestValidateSimulatorUpdate(t *testing.T) {
+	old := validSimulator()
+	old.ResourceVersion = "1"
+	updated := old.DeepCopy()
+	updated.Spec.Image = "example.com/other:v2"
+	updated.Spec.KubeAPIServerPort = 6443
+	if got := errs(ValidateSimulatorUpdate(updated, old)); len(got) != 0 {
+		t.Errorf("spec fields must be updatable, got %v", got)
+	}
+	updated.Spec.SimulatorServerPort = 6443
+	if diff := cmp.Diff([]string{"FieldValueDuplicate spec.simulatorServerPort"}, errs(ValidateSimulatorUpdate(updated, old))); diff != "" {
+		t.Errorf("update is validated like create (-want +got):\n%s", diff)
+	}
+}
+
+func validNodePool() *sim.NodePool {
+	return &sim.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: "pool", Namespace: "default"},
+		Spec: sim.NodePoolSpec{
+			SimulatorName: "example",
+			Replicas:      ptr.To[int32](3),
+			Template: sim.NodeTemplate{
+				Metadata: sim.NodeTemplateMetadata{
+					Labels:      map[string]string{"zone": "z{{ .Index }}"},
+					Annotations: map[string]string{"note": "node {{ .Name }}"},
+				},
+				Spec: sim.NodeTemplateSpec{
+					PodCIDR: `{{ AddCIDR "10.0.0.0/24" .Index }}`,
+					Taints:  []corev1.Taint{{Key: "dedicated", Value: "sim", Effect: corev1.TaintEffectNoSchedule}},
+				},
+				Status: sim.NodeTemplateStatus{
+					Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourcePods: resource.MustParse("110")},
+					Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("7")},
+				},
+			},
+		},
+	}
+}
+
+func TestValidateNodePool(t *testing.T) {
+	opts := DefaultOptions()
+	cases := []struct {
+		name   string
+		opts   *Options
+		mutate func(*sim.NodePool)
+		want   []string
+	}{
+		{name: "valid", mutate: func(*sim.NodePool) {}},
+		{name: "zero replicas", mutate: func(np *sim.NodePool) { np.Spec.Replicas = ptr.To[int32](0) }},
+		{name: "max replicas", mutate: func(np *sim.NodePool) { np.Spec.Replicas = ptr.To[int32](DefaultMaxNodePoolReplicas) }},
+		{name: "negative replicas", mutate: func(np *sim.NodePool) { np.Spec.Replicas = ptr.To[int32](-1) },
+			want: []string{"FieldValueInvalid spec.replicas"}},
+		{name: "replicas over the default max", mutate: func(np *sim.NodePool) { np.Spec.Replicas = ptr.To[int32](DefaultMaxNodePoolReplicas + 1) },
+			want: []string{"FieldValueInvalid spec.replicas"}},
+		{name: "replicas over a configured max", opts: &Options{MaxNodePoolReplicas: 5}, mutate: func(np *sim.NodePool) { np.Spec.Replicas = ptr.To[int32](6) },
+			want: []string{"FieldValueInvalid spec.replicas"}},
+		{name: "replicas missing", mutate: func(np *sim.NodePool) { np.Spec.Replicas = nil },
+			want: []string{"FieldValueRequired spec.replicas"}},
+		{name: "simulatorName missing", mutate: func(np *sim.NodePool) { np.Spec.SimulatorName = "" },
+			want: []string{"FieldValueRequired spec.simulatorName"}},
+		{name: "simulatorName not a DNS label", mutate: func(np *sim.NodePool) { np.Spec.SimulatorName = "Sim_1" },
+			want: []string{"FieldValueInvalid spec.simulatorName"}},
+		{name: "name too long for its last Node", mutate: func(np *sim.NodePool) { np.Name = strings.Repeat("p", 59) },
+			want: []string{"FieldValueInvalid metadata.name"}},
+		{name: "longest name that fits 9999 as last index", mutate: func(np *sim.NodePool) { np.Name = strings.Repeat("p", 58) }},
+		{name: "label key invalid", mutate: func(np *sim.NodePool) { np.Spec.Template.Metadata.Labels = map[string]string{"a b": "c"} },
+			want: []string{"FieldValueInvalid spec.template.metadata.labels[a b]"}},
+		{name: "label value template renders invalid", mutate: func(np *sim.NodePool) {
+			np.Spec.Template.Metadata.Labels = map[string]string{"zone": "z {{ .Index }}"}
+		}, want: []string{"FieldValueInvalid spec.template.metadata.labels[zone]"}},
+		{name: "template syntax error", mutate: func(np *sim.NodePool) {
+			np.Spec.Template.Metadata.Annotations = map[string]string{"x": "{{ .Index "}
+		}, want: []string{"FieldValueInvalid spec.template.metadata.annotations[x]"}},
+		{name: "template unknown field", mutate: func(np *sim.NodePool) { np.Spec.Template.Spec.ProviderID = "kwok://{{ .Nope }}" },
+			want: []string{"FieldValueInvalid spec.template.spec.providerID"}},
+		{name: "podCIDR not a CIDR", mutate: func(np *sim.NodePool) { np.Spec.Template.Spec.PodCIDR = "10.0.0.0" },
+			want: []string{"FieldValueInvalid spec.template.spec.podCIDR"}},
+		{name: "AddCIDR with a bad base", mutate: func(np *sim.NodePool) { np.Spec.Template.Spec.PodCIDR = `{{ AddCIDR "x" .Index }}` },
+			want: []string{"FieldValueInvalid spec.template.spec.podCIDR"}},
+		{name: "taint key and effect invalid", mutate: func(np *sim.NodePool) {
+			np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "", Effect: "Sometimes"}}
+		}, want: []string{"FieldValueInvalid spec.template.spec.taints[0].key", "FieldValueNotSupported spec.template.spec.taints[0].effect"}},
+		{name: "taint value invalid", mutate: func(np *sim.NodePool) {
+			np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "k", Value: "not valid!", Effect: corev1.TaintEffectNoExecute}}
+		}, want: []string{"FieldValueInvalid spec.template.spec.taints[0].value"}},
+		{name: "negative capacity", mutate: func(np *sim.NodePool) {
+			np.Spec.Template.Status.Capacity[corev1.ResourceMemory] = resource.MustParse("-1Gi")
+		}, want: []string{"FieldValueInvalid spec.template.status.capacity[memory]"}},
+		{name: "resource name invalid", mutate: func(np *sim.NodePool) {
+			np.Spec.Template.Status.Allocatable["bad name!"] = resource.MustParse("1")
+		}, want: []string{"FieldValueInvalid spec.template.status.allocatable[bad name!]"}},
+		{name: "allocatable over capacity", mutate: func(np *sim.NodePool) {
+			np.Spec.Template.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("9")
+		}, want: []string{"FieldValueInvalid spec.template.status.allocatable[cpu]"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := opts
+			if tc.opts != nil {
+				o = *tc.opts
+			}
+			np := validNodePool()
+			tc.mutate(np)
+			if diff := cmp.Diff(tc.want, errs(ValidateNodePool(np, o))); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestValidateNodePoolUpdate(t *testing.T) {
+	old := validNodePool()
+	old.ResourceVersion = "1"
+	updated := old.DeepCopy()
+	updated.Spec.Replicas = ptr.To[int32](100)
+	if got := errs(ValidateNodePoolUpdate(updated, old, DefaultOptions())); len(got) != 0 {
+		t.Errorf("scaling must be allowed, got %v", got)
+	}
+	updated.Spec.SimulatorName = "other"
+	if diff := cmp.Diff([]string{"FieldValueInvalid spec.simulatorName"}, errs(ValidateNodePoolUpdate(updated, old, DefaultOptions()))); diff != "" {
+		t.Errorf("simulatorName is immutable (-want +got):\n%s", diff)
+	}
+}
+
+func TestValidateNodePoolStatusUpdate(t *testing.T) {
+	old := validNodePool()
+	old.ResourceVersion = "1"
+	updated := old.DeepCopy()
+	updated.Status.Replicas = -1
+	updated.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: "Maybe", Reason: "R", LastTransitionTime: metav1.Now()}}
+	want := []string{"FieldValueInvalid status.replicas", "FieldValueNotSupported status.conditions[0].status"}
+	if diff := cmp.Diff(want, errs(ValidateNodePoolStatusUpdate(updated, old))); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}

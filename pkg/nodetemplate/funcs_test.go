@@ -1,0 +1,46 @@
+package nodetemplate
+
+import "testing"
+
+func TestAddCIDR(t *testing.T) {
+	cases := []struct {
+		cidr    string
+		index   int
+		want    string
+		wantErr bool
+	}{
+		{cidr: "10.0.0.0/24", index: 0, want: "10.0.0.0/24"},
+		{cidr: "10.0.0.0/24", index: 2, want: "10.0.2.0/24"},
+		{cidr: "10.0.0.0/24", index: 256, want: "10.1.0.0/24"},
+		{cidr: "10.0.0.7/24", index: 1, want: "10.0.1.0/24"},
+		{cidr: "fd00::/64", index: 3, want: "fd00:0:0:3::/64"},
+		{cidr: "255.255.255.0/24", index: 1, wantErr: true},
+		{cidr: "10.0.0.0/24", index: -1, wantErr: true},
+		{cidr: "nope", index: 0, wantErr: true},
+	}
+	for _, tc := range cases {
+		got, err := AddCIDR(tc.cidr, tc.index)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("AddCIDR(%q, %d) = %q, %v; want %q, error %v", tc.cidr, tc.index, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+func TestRender(t *testing.T) {
+	v := Values{Index: 12, Name: "pool-12", Pool: "pool"}
+	cases := map[string]string{
+		"plain":                              "plain",
+		"n{{ .Index }}":                      "n12",
+		"{{ .Pool }}/{{ .Name }}":            "pool/pool-12",
+		`{{ AddCIDR "10.0.0.0/24" .Index }}`: "10.0.12.0/24",
+	}
+	for in, want := range cases {
+		got, err := Render(in, v)
+		if err != nil || got != want {
+			t.Errorf("Render(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := Render("{{ .Missing }}", v); err == nil {
+		t.Error("Render of an unknown field must fail")
+	}
+}
