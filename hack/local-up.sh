@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Copyright 2026 The Kubernetes Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# Starts a local host cluster (etcd, kube-apiserver, kube-controller-manager)
+# with sim-apiserver registered, in the foreground; Ctrl-C stops it. State
+# and logs go to _output/local, wiped at start. `make run` builds the
+# binaries (make build tools) first. Arguments are passed to the program,
+# e.g. -v=2 or --dir=/some/dir.
+
+set -o errexit
+set -o nounset
+set -o pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${REPO_ROOT}"
+
+bin="_output/bin/local-up"
+go build -o "${bin}" ./test/framework/localup
+# exec: SIGINT/SIGTERM go straight to the program, which stops the cluster.
+exec "${bin}" "$@"

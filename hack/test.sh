@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Copyright 2026 The Kubernetes Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# Runs the unit tests, then the integration tests against a real host
+# control plane (binaries from `make build tools`). `make test` runs it after
+# verify, build and tools. Extra arguments go to both `go test` runs, e.g.
+# hack/test.sh -v -run TestAPIResources. With CI=true no test may skip.
+
+set -o errexit
+set -o nounset
+set -o pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${REPO_ROOT}"
+
+run() {
+  echo "+ $*"
+  "$@"
+}
+
+echo "=== unit tests"
+run go test -count=1 "$@" ./pkg/... ./cmd/...
+
+# One package at a time: each starts its own control plane.
+echo "=== integration tests"
+run go test -count=1 -p 1 -timeout 30m "$@" ./test/framework/... ./test/integration/...

@@ -1,0 +1,93 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// startEtcd starts a single-member etcd on loopback and waits until it is
+// healthy. It returns the process and the client URL.
+func startEtcd(ctx context.Context, c *Cluster, binary string) (*process, string, error) {
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, "", err
+	}
+	clientURL, peerURL := loopbackURL("http", ports[0]), loopbackURL("http", ports[1])
+	p, err := startProcess(ctx, "etcd", c.logDir(), binary,
+		"--name=etcd",
+		"--data-dir="+filepath.Join(c.Dir, "etcd"),
+		"--listen-client-urls="+clientURL,
+		"--advertise-client-urls="+clientURL,
+		"--listen-peer-urls="+peerURL,
+		"--initial-advertise-peer-urls="+peerURL,
+		"--initial-cluster=etcd="+peerURL,
+		"--initial-cluster-state=new",
+		// A throwaway cluster: durability is not worth the fsync latency.
+		"--unsafe-no-fsync=true",
+		"--log-level=warn",
+	)
+	if err != nil {
+		return nil, "", err
+	}
+	err = waitFor(ctx, p, 30*time.Second, func(ctx context.Context) (bool, error) {
+		return etcdHealthy(ctx, clientURL), nil
+	})
+	if err != nil {
+		return p, "", fmt.Errorf("waiting for etcd to be healthy: %w", err)
+	}
+	return p, clientURL, nil
+}
+
+func etcdHealthy(ctx context.Context, clientURL string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, clientURL+"/health", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode == http.StatusOK && strings.Contains(string(body), `"health":"true"`)
+}
+
+// waitFor polls condition every 100ms until it is true, the timeout passes
+// or the process exits; in the last two cases the error carries the tail of
+// the process log.
+func waitFor(ctx context.Context, p *process, timeout time.Duration, condition wait.ConditionWithContextFunc) error {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		if exited, _ := p.exited(); exited {
+			return false, p.exitError()
+		}
+		return condition(ctx)
+	})
+	if err != nil && !errors.Is(err, errExited) {
+		return fmt.Errorf("%w; last lines of %s:\n%s", err, p.logPath, p.tail(30))
+	}
+	return err
+}
