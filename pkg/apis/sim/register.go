@@ -34,6 +34,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&SimulatorList{},
 		&NodePool{},
 		&NodePoolList{},
+		&SimulatorProxyOptions{},
+		&SimulatorKubeconfigOptions{},
 	)
 	return nil
 }

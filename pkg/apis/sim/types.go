@@ -152,3 +152,33 @@ type NodePoolList struct {
 
 	Items []NodePool
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// SimulatorProxyOptions is the query string of the simulators/proxy subresource.
+type SimulatorProxyOptions struct {
+	metav1.TypeMeta
+
+	// Path is the path after /proxy, forwarded to the inner kube-apiserver.
+	Path string
+}
+
+// Modes of the simulators/kubeconfig subresource.
+const (
+	// KubeconfigModeProxy points at the host apiserver's proxy subresource (the default).
+	KubeconfigModeProxy = "proxy"
+	// KubeconfigModeDirect points at the inner kube-apiserver with a client certificate.
+	KubeconfigModeDirect = "direct"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// SimulatorKubeconfigOptions is the query string of the simulators/kubeconfig subresource.
+type SimulatorKubeconfigOptions struct {
+	metav1.TypeMeta
+
+	// Mode is "proxy" (default) or "direct".
+	Mode string
+	// ExpirationSeconds is the requested lifetime of the credential.
+	ExpirationSeconds *int64
+}

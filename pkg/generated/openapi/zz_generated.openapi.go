@@ -368,7 +368,9 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.NodeTemplateSpec{}.OpenAPIModelName():                 schema_pkg_apis_sim_v1alpha1_NodeTemplateSpec(ref),
 		v1alpha1.NodeTemplateStatus{}.OpenAPIModelName():               schema_pkg_apis_sim_v1alpha1_NodeTemplateStatus(ref),
 		v1alpha1.Simulator{}.OpenAPIModelName():                        schema_pkg_apis_sim_v1alpha1_Simulator(ref),
+		v1alpha1.SimulatorKubeconfigOptions{}.OpenAPIModelName():       schema_pkg_apis_sim_v1alpha1_SimulatorKubeconfigOptions(ref),
 		v1alpha1.SimulatorList{}.OpenAPIModelName():                    schema_pkg_apis_sim_v1alpha1_SimulatorList(ref),
+		v1alpha1.SimulatorProxyOptions{}.OpenAPIModelName():            schema_pkg_apis_sim_v1alpha1_SimulatorProxyOptions(ref),
 		v1alpha1.SimulatorSpec{}.OpenAPIModelName():                    schema_pkg_apis_sim_v1alpha1_SimulatorSpec(ref),
 		v1alpha1.SimulatorStatus{}.OpenAPIModelName():                  schema_pkg_apis_sim_v1alpha1_SimulatorStatus(ref),
 	}
@@ -18746,6 +18748,47 @@ func schema_pkg_apis_sim_v1alpha1_Simulator(ref common.ReferenceCallback) common
 	}
 }
 
+func schema_pkg_apis_sim_v1alpha1_SimulatorKubeconfigOptions(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SimulatorKubeconfigOptions is the query string of the simulators/kubeconfig subresource.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"mode": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Mode is \"proxy\" (default: through the host apiserver with a token) or \"direct\" (the inner kube-apiserver with a client certificate).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"expirationSeconds": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ExpirationSeconds is the requested lifetime of the credential.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_sim_v1alpha1_SimulatorList(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -18791,6 +18834,40 @@ func schema_pkg_apis_sim_v1alpha1_SimulatorList(ref common.ReferenceCallback) co
 		},
 		Dependencies: []string{
 			metav1.ListMeta{}.OpenAPIModelName(), v1alpha1.Simulator{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_SimulatorProxyOptions(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SimulatorProxyOptions is the query string of the simulators/proxy subresource.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"path": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Path is the path after /proxy, forwarded to the inner kube-apiserver.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
 	}
 }
 

@@ -32,6 +32,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&SimulatorList{},
 		&NodePool{},
 		&NodePoolList{},
+		&SimulatorProxyOptions{},
+		&SimulatorKubeconfigOptions{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

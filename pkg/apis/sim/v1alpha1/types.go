@@ -239,3 +239,39 @@ type NodePoolList struct {
 
 	Items []NodePool `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
+
+// +k8s:conversion-gen:explicit-from=net/url.Values
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// SimulatorProxyOptions is the query string of the simulators/proxy subresource.
+type SimulatorProxyOptions struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Path is the path after /proxy, forwarded to the inner kube-apiserver.
+	// +optional
+	Path string `json:"path,omitempty" protobuf:"bytes,1,opt,name=path"`
+}
+
+// Modes of the simulators/kubeconfig subresource.
+const (
+	// KubeconfigModeProxy points at the host apiserver's proxy subresource (the default).
+	KubeconfigModeProxy = "proxy"
+	// KubeconfigModeDirect points at the inner kube-apiserver with a client certificate.
+	KubeconfigModeDirect = "direct"
+)
+
+// +k8s:conversion-gen:explicit-from=net/url.Values
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// SimulatorKubeconfigOptions is the query string of the simulators/kubeconfig subresource.
+type SimulatorKubeconfigOptions struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Mode is "proxy" (default: through the host apiserver with a token) or
+	// "direct" (the inner kube-apiserver with a client certificate).
+	// +optional
+	Mode string `json:"mode,omitempty" protobuf:"bytes,1,opt,name=mode"`
+	// ExpirationSeconds is the requested lifetime of the credential.
+	// +optional
+	ExpirationSeconds *int64 `json:"expirationSeconds,omitempty" protobuf:"varint,2,opt,name=expirationSeconds"`
+}

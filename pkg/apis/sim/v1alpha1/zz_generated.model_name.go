@@ -67,8 +67,18 @@ func (in Simulator) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in SimulatorKubeconfigOptions) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.SimulatorKubeconfigOptions"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in SimulatorList) OpenAPIModelName() string {
 	return "io.x-k8s.sim.v1alpha1.SimulatorList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in SimulatorProxyOptions) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.SimulatorProxyOptions"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -1,0 +1,123 @@
+// Package apiserver wires the sim.x-k8s.io group into a generic API server.
+package apiserver
+
+import (
+	"fmt"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/install"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
+	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/nodepool"
+	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
+)
+
+var (
+	// Scheme knows every type the server reads or writes.
+	Scheme = runtime.NewScheme()
+	// Codecs serializes the types of Scheme.
+	Codecs = serializer.NewCodecFactory(Scheme)
+	// ParameterCodec decodes query strings, including the options of our
+	// connect subresources (proxy, kubeconfig).
+	ParameterCodec = runtime.NewParameterCodec(Scheme)
+)
+
+func init() {
+	install.Install(Scheme)
+	// nodepools/scale speaks autoscaling/v1 Scale. There is no internal Scale
+	// outside k8s.io/kubernetes, so the external type serves as internal too.
+	utilruntime.Must(autoscalingv1.AddToScheme(Scheme))
+	Scheme.AddKnownTypes(schema.GroupVersion{Group: autoscalingv1.GroupName, Version: runtime.APIVersionInternal}, &autoscalingv1.Scale{})
+
+	// The generic server decodes options (ListOptions, ...) through this scheme.
+	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
+	unversioned := schema.GroupVersion{Group: "", Version: "v1"}
+	Scheme.AddUnversionedTypes(unversioned,
+		&metav1.Status{},
+		&metav1.APIVersions{},
+		&metav1.APIGroupList{},
+		&metav1.APIGroup{},
+		&metav1.APIResourceList{},
+	)
+}
+
+// ExtraConfig is what our group needs beyond the generic server.
+type ExtraConfig struct {
+	// RESTOptionsGetter gives each resource its storage.
+	RESTOptionsGetter generic.RESTOptionsGetter
+	// Validation holds the server-configured limits of validation.
+	Validation validation.Options
+}
+
+// Config is the whole configuration of sim-apiserver.
+type Config struct {
+	GenericConfig *genericapiserver.RecommendedConfig
+	ExtraConfig   ExtraConfig
+}
+
+// Server is a running sim-apiserver.
+type Server struct {
+	GenericAPIServer *genericapiserver.GenericAPIServer
+}
+
+type completedConfig struct {
+	GenericConfig genericapiserver.CompletedConfig
+	ExtraConfig   *ExtraConfig
+}
+
+// CompletedConfig can only be made by Complete.
+type CompletedConfig struct {
+	*completedConfig
+}
+
+// Complete fills in what the caller left unset.
+func (cfg *Config) Complete() CompletedConfig {
+	return CompletedConfig{&completedConfig{cfg.GenericConfig.Complete(), &cfg.ExtraConfig}}
+}
+
+// New builds the server and installs the sim.x-k8s.io/v1alpha1 resources.
+func (c completedConfig) New() (*Server, error) {
+	genericServer, err := c.GenericConfig.New("sim-apiserver", genericapiserver.NewEmptyDelegate())
+	if err != nil {
+		return nil, err
+	}
+	storage, err := c.storage()
+	if err != nil {
+		return nil, err
+	}
+	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(sim.GroupName, Scheme, ParameterCodec, Codecs)
+	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = storage
+	if err := genericServer.InstallAPIGroup(&apiGroupInfo); err != nil {
+		return nil, fmt.Errorf("installing %s: %w", sim.GroupName, err)
+	}
+	return &Server{GenericAPIServer: genericServer}, nil
+}
+
+func (c completedConfig) storage() (map[string]rest.Storage, error) {
+	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter)
+	if err != nil {
+		return nil, err
+	}
+	nodepools, err := nodepool.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, c.ExtraConfig.Validation)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]rest.Storage{
+		"simulators":            simulators.Simulator,
+		"simulators/status":     simulators.Status,
+		"simulators/kubeconfig": simulators.Kubeconfig,
+		"simulators/proxy":      simulators.Proxy,
+		"nodepools":             nodepools.NodePool,
+		"nodepools/status":      nodepools.Status,
+		"nodepools/scale":       nodepools.Scale,
+	}, nil
+}

@@ -1,0 +1,163 @@
+// Package server holds sim-apiserver's options and its start command.
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+
+	"github.com/spf13/cobra"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/endpoints/openapi"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericfilters "k8s.io/apiserver/pkg/server/filters"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/util/compatibility"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/cli/globalflag"
+	basecompatibility "k8s.io/component-base/compatibility"
+	baseversion "k8s.io/component-base/version"
+	netutils "k8s.io/utils/net"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
+	"sigs.k8s.io/simulator-apiserver/pkg/apiserver"
+	simopenapi "sigs.k8s.io/simulator-apiserver/pkg/generated/openapi"
+	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
+	"sigs.k8s.io/simulator-apiserver/pkg/version"
+)
+
+// DefaultNamespace is where the server keeps its records when neither
+// --namespace nor POD_NAMESPACE says otherwise.
+const DefaultNamespace = "sim-system"
+
+// Options are sim-apiserver's flags.
+type Options struct {
+	RecommendedOptions *genericoptions.RecommendedOptions
+	// ComponentGlobalsRegistry holds the effective version and feature gates.
+	ComponentGlobalsRegistry basecompatibility.ComponentGlobalsRegistry
+
+	// Namespace is the server's own namespace on the host: its records live there.
+	Namespace string
+	// MaxNodePoolReplicas bounds nodepool spec.replicas.
+	MaxNodePoolReplicas int32
+
+	StdOut io.Writer
+	StdErr io.Writer
+}
+
+// NewOptions returns the defaults. There is no etcd: records live in the host.
+func NewOptions(out, errOut io.Writer) *Options {
+	o := &Options{
+		RecommendedOptions:       genericoptions.NewRecommendedOptions("", apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)),
+		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
+		Namespace:                os.Getenv("POD_NAMESPACE"),
+		MaxNodePoolReplicas:      validation.DefaultMaxNodePoolReplicas,
+		StdOut:                   out,
+		StdErr:                   errOut,
+	}
+	if o.Namespace == "" {
+		o.Namespace = DefaultNamespace
+	}
+	o.RecommendedOptions.Etcd = nil
+	return o
+}
+
+// AddFlags registers every flag on fs.
+func (o *Options) AddFlags(cmd *cobra.Command) {
+	flags := cmd.Flags()
+	o.RecommendedOptions.AddFlags(flags)
+	flags.StringVar(&o.Namespace, "namespace", o.Namespace, "The server's own namespace in the host cluster, where it keeps its records (default: $POD_NAMESPACE, else "+DefaultNamespace+").")
+	flags.Int32Var(&o.MaxNodePoolReplicas, "max-nodepool-replicas", o.MaxNodePoolReplicas, "Upper bound of a nodepool's spec.replicas.")
+
+	_, _ = o.ComponentGlobalsRegistry.ComponentGlobalsOrRegister(basecompatibility.DefaultKubeComponent,
+		basecompatibility.NewEffectiveVersionFromString(baseversion.DefaultKubeBinaryVersion, "", ""), utilfeature.DefaultMutableFeatureGate)
+	o.ComponentGlobalsRegistry.AddFlags(flags)
+	globalflag.AddGlobalFlags(flags, cmd.Name())
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	errs := o.RecommendedOptions.Validate()
+	errs = append(errs, o.ComponentGlobalsRegistry.Validate()...)
+	if o.Namespace == "" {
+		errs = append(errs, fmt.Errorf("--namespace must not be empty"))
+	}
+	if o.MaxNodePoolReplicas < 0 {
+		errs = append(errs, fmt.Errorf("--max-nodepool-replicas must not be negative"))
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+// Config turns the options into a server configuration.
+func (o *Options) Config() (*apiserver.Config, error) {
+	if err := o.RecommendedOptions.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+		return nil, fmt.Errorf("creating self-signed certificates: %w", err)
+	}
+
+	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
+	namer := openapi.NewDefinitionNamer(apiserver.Scheme)
+	serverConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(simopenapi.GetOpenAPIDefinitions, namer)
+	serverConfig.OpenAPIConfig.Info.Title = "sim.x-k8s.io"
+	serverConfig.OpenAPIConfig.Info.Version = version.Version
+	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(simopenapi.GetOpenAPIDefinitions, namer)
+	serverConfig.OpenAPIV3Config.Info.Title = "sim.x-k8s.io"
+	serverConfig.OpenAPIV3Config.Info.Version = version.Version
+	// The proxy subresource carries watches and upgraded streams: no request timeout.
+	serverConfig.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(sets.NewString("watch", "proxy"), sets.NewString("proxy"))
+
+	serverConfig.FeatureGate = o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
+	serverConfig.EffectiveVersion = o.ComponentGlobalsRegistry.EffectiveVersionFor(basecompatibility.DefaultKubeComponent)
+
+	if err := o.RecommendedOptions.ApplyTo(serverConfig); err != nil {
+		return nil, err
+	}
+
+	return &apiserver.Config{
+		GenericConfig: serverConfig,
+		ExtraConfig: apiserver.ExtraConfig{
+			RESTOptionsGetter: hoststore.RESTOptionsGetter{
+				Codec:     apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion),
+				Decorator: hoststore.UnavailableDecorator,
+			},
+			Validation: validation.Options{MaxNodePoolReplicas: o.MaxNodePoolReplicas},
+		},
+	}, nil
+}
+
+// Run starts the server and blocks until ctx ends.
+func (o *Options) Run(ctx context.Context) error {
+	config, err := o.Config()
+	if err != nil {
+		return err
+	}
+	server, err := config.Complete().New()
+	if err != nil {
+		return err
+	}
+	return server.GenericAPIServer.PrepareRun().RunWithContext(ctx)
+}
+
+// NewCommand returns the sim-apiserver command.
+func NewCommand(ctx context.Context, o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sim-apiserver",
+		Short: "Serves scheduler simulators (sim.x-k8s.io) as an aggregated API of the host cluster",
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			return o.ComponentGlobalsRegistry.Set()
+		},
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+		SilenceUsage: true,
+	}
+	cmd.SetContext(ctx)
+	o.AddFlags(cmd)
+	return cmd
+}

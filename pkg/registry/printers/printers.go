@@ -1,0 +1,30 @@
+// Package printers holds what the server-side table printers of every
+// resource share.
+package printers
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
+)
+
+// NewTable starts a table for obj (an object or a list) with the list's
+// resourceVersion and paging fields, so that `kubectl get -w` and paging work.
+func NewTable(columns []metav1.TableColumnDefinition, obj runtime.Object) *metav1.Table {
+	table := &metav1.Table{ColumnDefinitions: columns}
+	if m, err := meta.ListAccessor(obj); err == nil {
+		table.ResourceVersion = m.GetResourceVersion()
+		table.Continue = m.GetContinue()
+		table.RemainingItemCount = m.GetRemainingItemCount()
+	}
+	return table
+}
+
+// Age prints the time since t the way kubectl does.
+func Age(t metav1.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(metav1.Now().Sub(t.Time))
+}

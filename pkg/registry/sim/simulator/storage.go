@@ -1,0 +1,131 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/registry/generic"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+)
+
+// Storage is the REST storage of simulators and each subresource.
+type Storage struct {
+	Simulator  *REST
+	Status     *StatusREST
+	Kubeconfig *KubeconfigREST
+	Proxy      *ProxyREST
+}
+
+// NewStorage builds the simulators store over optsGetter's storage.
+func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*Storage, error) {
+	s := NewStrategy(scheme)
+	store := &genericregistry.Store{
+		NewFunc:                   func() runtime.Object { return &sim.Simulator{} },
+		NewListFunc:               func() runtime.Object { return &sim.SimulatorList{} },
+		PredicateFunc:             Match,
+		DefaultQualifiedResource:  sim.Resource("simulators"),
+		SingularQualifiedResource: sim.Resource("simulator"),
+
+		CreateStrategy:      s,
+		UpdateStrategy:      s,
+		DeleteStrategy:      s,
+		ResetFieldsStrategy: s,
+
+		TableConvertor: tableConvertor{},
+	}
+	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
+		return nil, fmt.Errorf("completing the simulators store: %w", err)
+	}
+	return &Storage{
+		Simulator:  &REST{store},
+		Status:     &StatusREST{store: store},
+		Kubeconfig: &KubeconfigREST{store: store},
+		Proxy:      &ProxyREST{store: store},
+	}, nil
+}
+
+// REST serves simulators.
+type REST struct {
+	*genericregistry.Store
+}
+
+var (
+	_ rest.ShortNamesProvider = &REST{}
+	_ rest.CategoriesProvider = &REST{}
+)
+
+// ShortNames lets `kubectl get sim` work.
+func (*REST) ShortNames() []string { return []string{"sim"} }
+
+// Categories lets `kubectl get simulation` list simulators and nodepools together.
+func (*REST) Categories() []string { return []string{"simulation"} }
+
+// StatusREST serves simulators/status. Status is computed on read from the
+// backing Pod, so there is nothing for a client to write: it is read-only.
+type StatusREST struct {
+	store *genericregistry.Store
+}
+
+var _ rest.Getter = &StatusREST{}
+
+func (r *StatusREST) New() runtime.Object { return &sim.Simulator{} }
+func (r *StatusREST) Destroy()            {}
+
+func (r *StatusREST) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
+	return r.store.Get(ctx, name, options)
+}
+
+// KubeconfigREST serves simulators/kubeconfig.
+type KubeconfigREST struct {
+	store *genericregistry.Store
+}
+
+var _ rest.Connecter = &KubeconfigREST{}
+
+func (r *KubeconfigREST) New() runtime.Object { return &sim.SimulatorKubeconfigOptions{} }
+func (r *KubeconfigREST) Destroy()            {}
+
+func (r *KubeconfigREST) ConnectMethods() []string { return []string{http.MethodGet} }
+
+func (r *KubeconfigREST) NewConnectOptions() (runtime.Object, bool, string) {
+	return &sim.SimulatorKubeconfigOptions{}, false, ""
+}
+
+func (r *KubeconfigREST) Connect(ctx context.Context, name string, _ runtime.Object, _ rest.Responder) (http.Handler, error) {
+	if _, err := r.store.Get(ctx, name, &metav1.GetOptions{}); err != nil {
+		return nil, err
+	}
+	return nil, apierrors.NewServiceUnavailable("simulators/kubeconfig is not implemented yet")
+}
+
+// ProxyREST serves simulators/proxy: every method, forwarded to the inner kube-apiserver.
+type ProxyREST struct {
+	store *genericregistry.Store
+}
+
+var _ rest.Connecter = &ProxyREST{}
+
+var proxyMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodHead, http.MethodOptions}
+
+func (r *ProxyREST) New() runtime.Object { return &sim.SimulatorProxyOptions{} }
+func (r *ProxyREST) Destroy()            {}
+
+func (r *ProxyREST) ConnectMethods() []string { return proxyMethods }
+
+func (r *ProxyREST) NewConnectOptions() (runtime.Object, bool, string) {
+	return &sim.SimulatorProxyOptions{}, true, "path"
+}
+
+func (r *ProxyREST) Connect(ctx context.Context, name string, _ runtime.Object, _ rest.Responder) (http.Handler, error) {
+	if _, err := r.store.Get(ctx, name, &metav1.GetOptions{}); err != nil {
+		return nil, err
+	}
+	return nil, apierrors.NewServiceUnavailable("simulators/proxy is not implemented yet")
+}

@@ -1,0 +1,85 @@
+// Package simulator holds the REST storage of simulators and their subresources.
+package simulator
+
+import (
+	"context"
+	"fmt"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/storage/names"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
+)
+
+// strategy holds the rules of simulator writes. Status is never written by
+// clients: it is computed from the backing Pod on every read.
+type strategy struct {
+	runtime.ObjectTyper
+	names.NameGenerator
+}
+
+// NewStrategy returns the create/update/delete strategy of simulators.
+func NewStrategy(typer runtime.ObjectTyper) strategy {
+	return strategy{typer, names.SimpleNameGenerator}
+}
+
+func (strategy) NamespaceScoped() bool { return true }
+
+// GetResetFields tells server-side apply that status is not the client's to own.
+func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return map[fieldpath.APIVersion]*fieldpath.Set{
+		"sim.x-k8s.io/v1alpha1": fieldpath.NewSet(fieldpath.MakePathOrDie("status")),
+	}
+}
+
+func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
+	s := obj.(*sim.Simulator)
+	s.Status = sim.SimulatorStatus{}
+	s.Generation = 1
+}
+
+func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	newSim, oldSim := obj.(*sim.Simulator), old.(*sim.Simulator)
+	newSim.Status = oldSim.Status
+	if !apiequality.Semantic.DeepEqual(newSim.Spec, oldSim.Spec) {
+		newSim.Generation = oldSim.Generation + 1
+	}
+}
+
+func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	return validation.ValidateSimulator(obj.(*sim.Simulator))
+}
+
+func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return validation.ValidateSimulatorUpdate(obj.(*sim.Simulator), old.(*sim.Simulator))
+}
+
+func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
+func (strategy) AllowCreateOnUpdate(context.Context) bool      { return false }
+func (strategy) AllowUnconditionalUpdate(context.Context) bool { return true }
+func (strategy) Canonicalize(runtime.Object)                   {}
+
+// GetAttrs returns the labels and selectable fields of a simulator.
+func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
+	s, ok := obj.(*sim.Simulator)
+	if !ok {
+		return nil, nil, fmt.Errorf("not a Simulator: %T", obj)
+	}
+	return s.Labels, generic.ObjectMetaFieldsSet(&s.ObjectMeta, true), nil
+}
+
+// Match is the selection predicate of list and watch.
+func Match(label labels.Selector, field fields.Selector) storage.SelectionPredicate {
+	return storage.SelectionPredicate{Label: label, Field: field, GetAttrs: GetAttrs}
+}

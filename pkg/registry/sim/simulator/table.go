@@ -1,0 +1,50 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/registry/printers"
+)
+
+var columns = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name", Description: "Name of the simulator."},
+	{Name: "Phase", Type: "string", Description: "Where the simulator is in its lifecycle."},
+	{Name: "URL", Type: "string", Description: "In-cluster URL of the inner kube-apiserver."},
+	{Name: "Age", Type: "string", Description: "Time since creation."},
+	{Name: "Image", Type: "string", Priority: 1, Description: "Simulator image."},
+	{Name: "Pod", Type: "string", Priority: 1, Description: "Backing Pod."},
+	{Name: "Message", Type: "string", Priority: 1, Description: "Why the simulator is in this phase."},
+}
+
+// tableConvertor prints simulators for kubectl: NAME PHASE URL AGE, and with
+// -o wide IMAGE POD MESSAGE.
+type tableConvertor struct{}
+
+func (tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, _ runtime.Object) (*metav1.Table, error) {
+	table := printers.NewTable(columns, obj)
+	var items []sim.Simulator
+	switch t := obj.(type) {
+	case *sim.Simulator:
+		items = []sim.Simulator{*t}
+	case *sim.SimulatorList:
+		items = t.Items
+	default:
+		return nil, fmt.Errorf("cannot print %T as simulators", obj)
+	}
+	for i := range items {
+		s := &items[i]
+		table.Rows = append(table.Rows, metav1.TableRow{
+			Object: runtime.RawExtension{Object: s},
+			Cells: []interface{}{
+				s.Name, string(s.Status.Phase), s.Status.KubeAPIServerURL, printers.Age(s.CreationTimestamp),
+				s.Spec.Image, s.Status.PodName, s.Status.Message,
+			},
+		})
+	}
+	return table, nil
+}

@@ -1,0 +1,32 @@
+// Package hoststore keeps the objects of our resources as records in the host
+// cluster, behind k8s.io/apiserver's storage.Interface, so that
+// genericregistry.Store serves them with no database of its own.
+package hoststore
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
+)
+
+// RESTOptionsGetter hands every resource of our group the host-backed storage.
+type RESTOptionsGetter struct {
+	// Codec encodes objects into records.
+	Codec runtime.Codec
+	// Decorator builds the storage.Interface of one resource.
+	Decorator generic.StorageDecorator
+}
+
+var _ generic.RESTOptionsGetter = RESTOptionsGetter{}
+
+// GetRESTOptions returns the options genericregistry.Store completes itself with.
+func (g RESTOptionsGetter) GetRESTOptions(resource schema.GroupResource, _ runtime.Object) (generic.RESTOptions, error) {
+	return generic.RESTOptions{
+		StorageConfig:           storagebackend.NewDefaultConfig("", g.Codec).ForResource(resource),
+		Decorator:               g.Decorator,
+		EnableGarbageCollection: false,
+		DeleteCollectionWorkers: 1,
+		ResourcePrefix:          "/" + resource.Group + "/" + resource.Resource,
+	}, nil
+}
