@@ -24,9 +24,12 @@ tools:
 codegen:
 	hack/update-codegen.sh
 
-## verify: fail if generated code is stale, code is unformatted or vet complains
-verify:
+## verify: fail if generated code is stale or lint fails
+verify: lint
 	hack/verify-codegen.sh
+
+## lint: gofmt and go vet
+lint:
 	hack/verify-gofmt.sh
 	go vet ./...
 

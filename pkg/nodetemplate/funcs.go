@@ -22,6 +22,13 @@ type Values struct {
 
 var funcs = template.FuncMap{
 	"AddCIDR": AddCIDR,
+	// mod spreads Nodes over a few values, e.g. zones: zone-{{ mod .Index 3 }}.
+	"mod": func(a, b int) (int, error) {
+		if b == 0 {
+			return 0, fmt.Errorf("mod: division by zero")
+		}
+		return a % b, nil
+	},
 }
 
 // Parse compiles one template string.

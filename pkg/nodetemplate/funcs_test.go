@@ -33,6 +33,7 @@ func TestRender(t *testing.T) {
 		"n{{ .Index }}":                      "n12",
 		"{{ .Pool }}/{{ .Name }}":            "pool/pool-12",
 		`{{ AddCIDR "10.0.0.0/24" .Index }}`: "10.0.12.0/24",
+		"zone-{{ mod .Index 5 }}":            "zone-2",
 	}
 	for in, want := range cases {
 		got, err := Render(in, v)
@@ -40,7 +41,9 @@ func TestRender(t *testing.T) {
 			t.Errorf("Render(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := Render("{{ .Missing }}", v); err == nil {
-		t.Error("Render of an unknown field must fail")
+	for _, bad := range []string{"{{ .Missing }}", "{{ mod .Index 0 }}", "{{ nope }}"} {
+		if _, err := Render(bad, v); err == nil {
+			t.Errorf("Render(%q) must fail", bad)
+		}
 	}
 }

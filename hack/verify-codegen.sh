@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Fails when the generated code differs from what hack/update-codegen.sh makes
+# now. The tree is left as it was.
+set -o errexit -o nounset -o pipefail
+
+SCRIPT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+cd "${SCRIPT_ROOT}"
+SNAPSHOT="$(mktemp -d -t verify-codegen.XXXXXX)"
+trap 'rm -rf "${SNAPSHOT}"' EXIT
+
+# Everything the generators write: pkg/ and the API rule report.
+cp -a pkg "${SNAPSHOT}/pkg"
+cp -a hack/api-violations.list "${SNAPSHOT}/api-violations.list"
+
+restore() {
+  rm -rf pkg && cp -a "${SNAPSHOT}/pkg" pkg
+  cp -a "${SNAPSHOT}/api-violations.list" hack/api-violations.list
+}
+
+if ! hack/update-codegen.sh >"${SNAPSHOT}/log" 2>&1; then
+  cat "${SNAPSHOT}/log"
+  restore
+  echo "FAIL: hack/update-codegen.sh failed" >&2
+  exit 1
+fi
+
+ret=0
+diff -Naupr "${SNAPSHOT}/pkg" pkg || ret=1
+diff -Naup "${SNAPSHOT}/api-violations.list" hack/api-violations.list || ret=1
+restore
+if [[ ${ret} -ne 0 ]]; then
+  echo "FAIL: generated code is stale: run hack/update-codegen.sh (or make codegen) and commit the result" >&2
+  exit 1
+fi
+echo "generated code is up to date"

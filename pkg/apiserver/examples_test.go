@@ -1,0 +1,49 @@
+package apiserver
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
+)
+
+// TestExamplesAreValid decodes each file of artifacts/examples as the server
+// would (defaults included) and validates it, so the examples never rot.
+func TestExamplesAreValid(t *testing.T) {
+	files, err := filepath.Glob("../../artifacts/examples/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	decoder := Codecs.UniversalDecoder(sim.SchemeGroupVersion)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj, _, err := decoder.Decode(data, nil, nil)
+			if err != nil {
+				t.Fatalf("decoding: %v", err)
+			}
+			var errs field.ErrorList
+			switch o := obj.(type) {
+			case *sim.Simulator:
+				o.Namespace = "default"
+				errs = validation.ValidateSimulator(o)
+			case *sim.NodePool:
+				o.Namespace = "default"
+				errs = validation.ValidateNodePool(o, validation.DefaultOptions())
+			default:
+				t.Fatalf("unexpected kind %T", runtime.Object(o))
+			}
+			if len(errs) > 0 {
+				t.Errorf("invalid example: %v", errs.ToAggregate())
+			}
+		})
+	}
+}
