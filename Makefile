@@ -37,10 +37,9 @@ lint:
 test: verify build tools
 	hack/test.sh
 
-## image: docker build of both images (for users with a Docker engine)
+## image: docker build of the images (for users with a Docker engine)
 image:
-	docker build --target sim-apiserver -t $(IMAGE_REPO)/sim-apiserver:$(VERSION) .
-	docker build --target simulator -t $(IMAGE_REPO)/simulator:$(VERSION) .
+	docker build --build-arg VERSION=$(VERSION) --target sim-apiserver -t $(IMAGE_REPO)/sim-apiserver:$(VERSION) .
 
 ## run: start a local host cluster with sim-apiserver registered (foreground; Ctrl-C stops it)
 run: build tools
