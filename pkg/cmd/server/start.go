@@ -17,6 +17,8 @@ import (
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/component-base/cli/globalflag"
 	basecompatibility "k8s.io/component-base/compatibility"
 	baseversion "k8s.io/component-base/version"
@@ -116,12 +118,21 @@ func (o *Options) Config() (*apiserver.Config, error) {
 		return nil, err
 	}
 
+	// Every storage call is a host call: the client defaults (5 QPS) would
+	// throttle the server to a crawl.
+	hostConfig := rest.CopyConfig(serverConfig.ClientConfig)
+	hostConfig.QPS, hostConfig.Burst = 200, 400
+	hostClient, err := kubernetes.NewForConfig(hostConfig)
+	if err != nil {
+		return nil, fmt.Errorf("making the host client: %w", err)
+	}
+
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
 		ExtraConfig: apiserver.ExtraConfig{
 			RESTOptionsGetter: hoststore.RESTOptionsGetter{
 				Codec:     apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion),
-				Decorator: hoststore.UnavailableDecorator,
+				Decorator: hoststore.Records{Client: hostClient, Namespace: o.Namespace}.Decorator,
 			},
 			Validation: validation.Options{MaxNodePoolReplicas: o.MaxNodePoolReplicas},
 		},
