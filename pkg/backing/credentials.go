@@ -1,0 +1,89 @@
+package backing
+
+import (
+	"fmt"
+	"net"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/pki"
+)
+
+// Keys of the credentials Secret, the files the simulator container reads.
+const (
+	KeyCACert            = "ca.crt"
+	KeyCAKey             = "ca.key"
+	KeyServingCert       = "apiserver.crt"
+	KeyServingKey        = "apiserver.key"
+	KeyAdminCert         = "admin.crt"
+	KeyAdminKey          = "admin.key"
+	KeyServiceAccountKey = "sa.key"
+	KeyServiceAccountPub = "sa.pub"
+)
+
+// AdminUser is the identity of the admin client certificate: the proxy acts as
+// it and impersonates the caller.
+const AdminUser = "sim-admin"
+
+const certValidity = 365 * 24 * time.Hour
+
+// CredentialKeys are the keys a complete credentials Secret holds.
+var CredentialKeys = []string{KeyCACert, KeyCAKey, KeyServingCert, KeyServingKey, KeyAdminCert, KeyAdminKey, KeyServiceAccountKey, KeyServiceAccountPub}
+
+// ServingNames are the DNS names of the inner kube-apiserver's certificate:
+// the Service's, and the in-cluster names its own clients use.
+func ServingNames(s *v1alpha1.Simulator) []string {
+	svc := sim.SimulatorServiceName(s.Name)
+	return []string{
+		svc + "." + s.Namespace + ".svc",
+		svc,
+		svc + "." + s.Namespace,
+		svc + "." + s.Namespace + ".svc.cluster.local",
+		"localhost",
+		"kubernetes", "kubernetes.default", "kubernetes.default.svc",
+	}
+}
+
+// Secret builds the credentials Secret: a CA of the simulator's own, the
+// inner apiserver's serving cert, an admin client cert and the
+// service-account key pair.
+func Secret(s *v1alpha1.Simulator) (*corev1.Secret, error) {
+	ca, err := pki.NewCA(fmt.Sprintf("simulator-ca:%s/%s", s.Namespace, s.Name))
+	if err != nil {
+		return nil, err
+	}
+	caPair, err := ca.PEM()
+	if err != nil {
+		return nil, err
+	}
+	serving, err := ca.IssueServing(ServingNames(s), []net.IP{net.IPv4(127, 0, 0, 1)}, certValidity)
+	if err != nil {
+		return nil, err
+	}
+	admin, err := ca.IssueClient(AdminUser, []string{"system:masters"}, certValidity)
+	if err != nil {
+		return nil, err
+	}
+	sa, err := pki.NewServiceAccountKey()
+	if err != nil {
+		return nil, err
+	}
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      sim.SimulatorSecretName(s.Name),
+			Namespace: s.Namespace,
+			Labels:    Labels(s),
+		},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{
+			KeyCACert: caPair.CertPEM, KeyCAKey: caPair.KeyPEM,
+			KeyServingCert: serving.CertPEM, KeyServingKey: serving.KeyPEM,
+			KeyAdminCert: admin.CertPEM, KeyAdminKey: admin.KeyPEM,
+			KeyServiceAccountKey: sa.KeyPEM, KeyServiceAccountPub: sa.CertPEM,
+		},
+	}, nil
+}

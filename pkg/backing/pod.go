@@ -1,0 +1,230 @@
+// Package backing builds the host objects behind a simulator: its Pod,
+// Service and credentials Secret. The reconciler creates them; the registry
+// dry-runs the Pod to reject a broken podTemplate at apply time.
+package backing
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+)
+
+// Container names; a podTemplate container of the same name is merged into ours.
+const (
+	SimulatorContainer = "simulator"
+	EtcdContainer      = "etcd"
+)
+
+// Where the simulator container finds what the reconciler gives it.
+const (
+	CredentialsDir    = "/etc/simulator/credentials"
+	credentialsVolume = "credentials"
+	etcdDataVolume    = "etcd-data"
+	etcdDataDir       = "/var/lib/etcd"
+)
+
+// Environment of the simulator container: KEP-159's, then ours.
+const (
+	EnvKubeAPIPort           = "KUBE_API_PORT"
+	EnvPort                  = "PORT"
+	EnvSchedulerConfigPath   = "KUBE_SCHEDULER_CONFIG_PATH"
+	EnvEtcdURL               = "KUBE_SCHEDULER_SIMULATOR_ETCD_URL"
+	EnvCORSAllowedOriginList = "CORS_ALLOWED_ORIGIN_LIST"
+	EnvCredentialsDir        = "SIMULATOR_CREDENTIALS_DIR"
+	EnvEtcdPrefix            = "SIMULATOR_ETCD_PREFIX"
+)
+
+// Labels returns the labels that tie a host object to its simulator.
+func Labels(s *v1alpha1.Simulator) map[string]string {
+	return map[string]string{sim.LabelSimulator: s.Name}
+}
+
+// EtcdPrefix is the simulator's key prefix in an external etcd. The UID keeps
+// a recreated simulator of the same name from seeing its predecessor's data.
+func EtcdPrefix(s *v1alpha1.Simulator) string {
+	return fmt.Sprintf("/simulators/%s/%s/%s", s.Namespace, s.Name, s.UID)
+}
+
+// KubeAPIServerURL is the in-cluster URL of the simulator's inner kube-apiserver.
+func KubeAPIServerURL(s *v1alpha1.Simulator) string {
+	return fmt.Sprintf("https://%s.%s.svc:%d", sim.SimulatorServiceName(s.Name), s.Namespace, s.Spec.KubeAPIServerPort)
+}
+
+// PodGeneration reads the simulator generation a Pod was made from; 0 if none.
+func PodGeneration(pod *corev1.Pod) int64 {
+	g, _ := strconv.ParseInt(pod.Labels[sim.LabelGeneration], 10, 64)
+	return g
+}
+
+// Pod builds the Pod of the simulator's current generation: the generated
+// "simulator" (and, without etcdURL, "etcd") containers, with podTemplate
+// strategic-merged on top so that what the user wrote wins.
+func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      sim.SimulatorPodName(s.Name, s.Generation),
+			Namespace: s.Namespace,
+		},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{simulatorContainer(s)},
+			Volumes: []corev1.Volume{{
+				Name: credentialsVolume,
+				VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+					SecretName: sim.SimulatorSecretName(s.Name), DefaultMode: ptr.To[int32](0o400),
+				}},
+			}},
+			// The simulator needs no host API access, and its own apiserver
+			// would only be confused by the host's service links.
+			AutomountServiceAccountToken:  ptr.To(false),
+			EnableServiceLinks:            ptr.To(false),
+			TerminationGracePeriodSeconds: ptr.To[int64](10),
+		},
+	}
+	if s.Spec.EtcdURL == "" {
+		pod.Spec.Containers = append(pod.Spec.Containers, etcdContainer(s))
+		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{
+			Name: etcdDataVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
+		})
+	}
+	if t := s.Spec.PodTemplate; t != nil {
+		merged, err := mergeSpec(pod.Spec, t.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("merging spec.podTemplate: %w", err)
+		}
+		pod.Spec = merged
+		pod.Labels = mergeMaps(t.Labels, nil)
+		pod.Annotations = mergeMaps(t.Annotations, nil)
+	}
+	// Our labels win over the template's: the reconciler finds Pods by them.
+	pod.Labels = mergeMaps(pod.Labels, Labels(s))
+	pod.Labels[sim.LabelGeneration] = strconv.FormatInt(s.Generation, 10)
+	return pod, nil
+}
+
+func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
+	etcdURL := s.Spec.EtcdURL
+	if etcdURL == "" {
+		etcdURL = fmt.Sprintf("http://127.0.0.1:%d", sim.EtcdClientPort)
+	}
+	env := []corev1.EnvVar{
+		{Name: EnvKubeAPIPort, Value: strconv.Itoa(int(s.Spec.KubeAPIServerPort))},
+		{Name: EnvPort, Value: strconv.Itoa(int(s.Spec.SimulatorServerPort))},
+		{Name: EnvEtcdURL, Value: etcdURL},
+		{Name: EnvCredentialsDir, Value: CredentialsDir},
+		{Name: EnvEtcdPrefix, Value: EtcdPrefix(s)},
+	}
+	if s.Spec.KubeSchedulerConfigurationPath != "" {
+		env = append(env, corev1.EnvVar{Name: EnvSchedulerConfigPath, Value: s.Spec.KubeSchedulerConfigurationPath})
+	}
+	if len(s.Spec.CORSAllowedOriginList) > 0 {
+		env = append(env, corev1.EnvVar{Name: EnvCORSAllowedOriginList, Value: strings.Join(s.Spec.CORSAllowedOriginList, ",")})
+	}
+	return corev1.Container{
+		Name:            SimulatorContainer,
+		Image:           s.Spec.Image,
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Env:             env,
+		Ports: []corev1.ContainerPort{
+			{Name: "kube-apiserver", ContainerPort: s.Spec.KubeAPIServerPort},
+			{Name: "simulator", ContainerPort: s.Spec.SimulatorServerPort},
+		},
+		// A short period: the default 10 s would dominate the time to Available.
+		ReadinessProbe: &corev1.Probe{
+			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+				Path: "/readyz", Port: intstr.FromInt32(s.Spec.SimulatorServerPort),
+			}},
+			PeriodSeconds:    1,
+			FailureThreshold: 3,
+		},
+		VolumeMounts: []corev1.VolumeMount{{Name: credentialsVolume, MountPath: CredentialsDir, ReadOnly: true}},
+	}
+}
+
+func etcdContainer(s *v1alpha1.Simulator) corev1.Container {
+	client := fmt.Sprintf("http://127.0.0.1:%d", sim.EtcdClientPort)
+	return corev1.Container{
+		Name:            EtcdContainer,
+		Image:           s.Spec.Image,
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Command:         []string{"etcd"},
+		Args: []string{
+			"--data-dir=" + etcdDataDir,
+			"--listen-client-urls=" + client,
+			"--advertise-client-urls=" + client,
+			fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", sim.EtcdPeerPort),
+			"--log-level=warn",
+		},
+		VolumeMounts: []corev1.VolumeMount{{Name: etcdDataVolume, MountPath: etcdDataDir}},
+	}
+}
+
+// mergeSpec strategic-merges the template's spec onto the generated one:
+// containers and volumes merge by name, and the template's fields win.
+func mergeSpec(generated, template corev1.PodSpec) (corev1.PodSpec, error) {
+	original, err := json.Marshal(generated)
+	if err != nil {
+		return corev1.PodSpec{}, err
+	}
+	patch, err := json.Marshal(template)
+	if err != nil {
+		return corev1.PodSpec{}, err
+	}
+	// A field the template leaves empty serializes as null, which in a
+	// strategic merge patch means "delete": drop those, keep what it sets.
+	var patchMap map[string]interface{}
+	if err := json.Unmarshal(patch, &patchMap); err != nil {
+		return corev1.PodSpec{}, err
+	}
+	dropNulls(patchMap)
+	if patch, err = json.Marshal(patchMap); err != nil {
+		return corev1.PodSpec{}, err
+	}
+	merged, err := strategicpatch.StrategicMergePatch(original, patch, corev1.PodSpec{})
+	if err != nil {
+		return corev1.PodSpec{}, err
+	}
+	var out corev1.PodSpec
+	if err := json.Unmarshal(merged, &out); err != nil {
+		return corev1.PodSpec{}, err
+	}
+	return out, nil
+}
+
+func dropNulls(v interface{}) {
+	switch t := v.(type) {
+	case map[string]interface{}:
+		for k, e := range t {
+			if e == nil {
+				delete(t, k)
+				continue
+			}
+			dropNulls(e)
+		}
+	case []interface{}:
+		for _, e := range t {
+			dropNulls(e)
+		}
+	}
+}
+
+// mergeMaps returns a copy of base with over's entries on top.
+func mergeMaps(base, over map[string]string) map[string]string {
+	out := make(map[string]string, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}

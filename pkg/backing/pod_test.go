@@ -1,0 +1,164 @@
+package backing
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+)
+
+func simulator() *v1alpha1.Simulator {
+	return &v1alpha1.Simulator{
+		ObjectMeta: metav1.ObjectMeta{Name: "example", Namespace: "team-a", UID: "u1", Generation: 3},
+		Spec: v1alpha1.SimulatorSpec{
+			KubeAPIServerPort: 3131, SimulatorServerPort: 1212, Image: "sim.x-k8s.io/simulator:v1",
+			CORSAllowedOriginList: []string{"http://a.example", "http://b.example"},
+		},
+	}
+}
+
+func containerNames(pod *corev1.Pod) []string {
+	var names []string
+	for _, c := range pod.Spec.Containers {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+func envOf(c corev1.Container) map[string]string {
+	out := map[string]string{}
+	for _, e := range c.Env {
+		out[e.Name] = e.Value
+	}
+	return out
+}
+
+func TestPodDefaults(t *testing.T) {
+	pod, err := Pod(simulator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pod.Name != "sim-example-g3" || pod.Namespace != "team-a" {
+		t.Errorf("pod is %s/%s", pod.Namespace, pod.Name)
+	}
+	if diff := cmp.Diff(map[string]string{sim.LabelSimulator: "example", sim.LabelGeneration: "3"}, pod.Labels); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{SimulatorContainer, EtcdContainer}, containerNames(pod)); diff != "" {
+		t.Errorf("containers (-want +got):\n%s", diff)
+	}
+	wantEnv := map[string]string{
+		EnvKubeAPIPort: "3131", EnvPort: "1212", EnvEtcdURL: "http://127.0.0.1:2379",
+		EnvCORSAllowedOriginList: "http://a.example,http://b.example",
+		EnvCredentialsDir:        CredentialsDir, EnvEtcdPrefix: "/simulators/team-a/example/u1",
+	}
+	if diff := cmp.Diff(wantEnv, envOf(pod.Spec.Containers[0])); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
+	}
+	if p := pod.Spec.Containers[0].ReadinessProbe; p == nil || p.HTTPGet.Path != "/readyz" || p.HTTPGet.Port.IntVal != 1212 || p.PeriodSeconds != 1 {
+		t.Errorf("readiness probe = %+v", p)
+	}
+	if PodGeneration(pod) != 3 {
+		t.Errorf("PodGeneration = %d", PodGeneration(pod))
+	}
+}
+
+func TestPodExternalEtcd(t *testing.T) {
+	s := simulator()
+	s.Spec.EtcdURL = "https://etcd.example:2379"
+	s.Spec.KubeSchedulerConfigurationPath = "/cfg/sched.yaml"
+	pod, err := Pod(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{SimulatorContainer}, containerNames(pod)); diff != "" {
+		t.Errorf("no etcd container with an external etcd (-want +got):\n%s", diff)
+	}
+	env := envOf(pod.Spec.Containers[0])
+	if env[EnvEtcdURL] != "https://etcd.example:2379" || env[EnvSchedulerConfigPath] != "/cfg/sched.yaml" {
+		t.Errorf("env = %v", env)
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.Name == etcdDataVolume {
+			t.Error("no etcd data volume with an external etcd")
+		}
+	}
+}
+
+func TestPodTemplateTakesPrecedence(t *testing.T) {
+	s := simulator()
+	limits := corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}
+	s.Spec.PodTemplate = &corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"team": "a", sim.LabelSimulator: "forged"}},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{
+				{Name: SimulatorContainer, Resources: corev1.ResourceRequirements{Limits: limits},
+					Env: []corev1.EnvVar{{Name: EnvPort, Value: "9999"}, {Name: "EXTRA", Value: "1"}}},
+				{Name: "sidecar", Image: "busybox"},
+			},
+			NodeSelector: map[string]string{"disk": "ssd"},
+		},
+	}
+	pod, err := Pod(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := containerNames(pod)
+	sort.Strings(names)
+	if diff := cmp.Diff([]string{EtcdContainer, "sidecar", SimulatorContainer}, names); diff != "" {
+		t.Errorf("containers merge by name, others are added (-want +got):\n%s", diff)
+	}
+	var c corev1.Container
+	for _, ctr := range pod.Spec.Containers {
+		if ctr.Name == SimulatorContainer {
+			c = ctr
+		}
+	}
+	if c.Image != "sim.x-k8s.io/simulator:v1" {
+		t.Errorf("generated fields the template does not set are kept: image %q", c.Image)
+	}
+	if !c.Resources.Limits.Memory().Equal(resource.MustParse("2Gi")) {
+		t.Errorf("template resources win: %v", c.Resources)
+	}
+	env := envOf(c)
+	if env[EnvPort] != "9999" || env["EXTRA"] != "1" || env[EnvKubeAPIPort] != "3131" {
+		t.Errorf("template env wins by name, ours stays otherwise: %v", env)
+	}
+	if pod.Spec.NodeSelector["disk"] != "ssd" {
+		t.Error("template spec fields are taken")
+	}
+	if pod.Labels["team"] != "a" || pod.Labels[sim.LabelSimulator] != "example" {
+		t.Errorf("template labels are taken, ours win: %v", pod.Labels)
+	}
+}
+
+func TestSecretHoldsEveryCredential(t *testing.T) {
+	secret, err := Secret(simulator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range CredentialKeys {
+		if len(secret.Data[k]) == 0 {
+			t.Errorf("credential %q is missing", k)
+		}
+	}
+	if secret.Name != "sim-example-credentials" || secret.Labels[sim.LabelSimulator] != "example" {
+		t.Errorf("secret %s labels %v", secret.Name, secret.Labels)
+	}
+}
+
+func TestService(t *testing.T) {
+	svc := Service(simulator())
+	if svc.Name != "sim-example" || svc.Spec.Selector[sim.LabelSimulator] != "example" || len(svc.Spec.Ports) != 2 {
+		t.Errorf("service = %+v", svc)
+	}
+	if got := KubeAPIServerURL(simulator()); got != "https://sim-example.team-a.svc:3131" {
+		t.Errorf("KubeAPIServerURL = %q", got)
+	}
+}
