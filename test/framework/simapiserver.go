@@ -22,7 +22,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -68,7 +68,6 @@ func startSimAPIServer(ctx context.Context, c *Cluster, binary string, extraArgs
 		"--bind-address=127.0.0.1",
 		"--tls-cert-file=" + serving.certFile,
 		"--tls-private-key-file=" + serving.keyFile,
-		"--cert-dir=" + filepath.Join(c.Dir, "sim-apiserver"),
 		"--kubeconfig=" + c.KubeconfigPath,
 		"--authentication-kubeconfig=" + c.KubeconfigPath,
 		"--authorization-kubeconfig=" + c.KubeconfigPath,
@@ -163,6 +162,42 @@ func registerSimAPIServer(ctx context.Context, c *Cluster, p *process) error {
 			err = fmt.Errorf("last condition %s=%s %s: %s: %w", last.Type, last.Status, last.Reason, last.Message, err)
 		}
 		return fmt.Errorf("waiting for APIService %s to be Available: %w", SimAPIService, err)
+	}
+	return waitForPublished(ctx, c, p)
+}
+
+// waitForPublished waits until the host aggregator, which fetches them
+// asynchronously after the APIService becomes Available, serves
+// sim.x-k8s.io in its aggregated discovery (kubectl api-resources) and in
+// its OpenAPI v3 (kubectl explain).
+func waitForPublished(ctx context.Context, c *Cluster, p *process) error {
+	groupVersion := SimAPIGroup + "/" + SimAPIVersion
+	var missing string
+	err := waitFor(ctx, p, simReadyTimeout, func(ctx context.Context) (bool, error) {
+		_, resources, err := c.Client.Discovery().ServerGroupsAndResources()
+		if err != nil {
+			missing = fmt.Sprintf("discovery: %v", err)
+			return false, nil
+		}
+		if !slices.ContainsFunc(resources, func(r *metav1.APIResourceList) bool {
+			return r.GroupVersion == groupVersion && len(r.APIResources) > 0
+		}) {
+			missing = "discovery does not list " + groupVersion
+			return false, nil
+		}
+		paths, err := c.Client.Discovery().OpenAPIV3().Paths()
+		if err != nil {
+			missing = fmt.Sprintf("OpenAPI v3: %v", err)
+			return false, nil
+		}
+		if _, ok := paths["apis/"+groupVersion]; !ok {
+			missing = "OpenAPI v3 does not list apis/" + groupVersion
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the host to publish %s (%s): %w", groupVersion, missing, err)
 	}
 	return nil
 }
