@@ -3,6 +3,7 @@ package apiserver
 
 import (
 	"fmt"
+	"net/http"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,10 +14,15 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/healthz"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/install"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
+	"sigs.k8s.io/simulator-apiserver/pkg/controller"
+	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/nodepool"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
 )
@@ -56,6 +62,12 @@ type ExtraConfig struct {
 	RESTOptionsGetter generic.RESTOptionsGetter
 	// Validation holds the server-configured limits of validation.
 	Validation validation.Options
+	// HostClient reaches the host cluster (--kubeconfig).
+	HostClient kubernetes.Interface
+	// HostCache watches the host objects of simulators.
+	HostCache *hostcache.Cache
+	// Namespace is the server's own namespace in the host.
+	Namespace string
 }
 
 // Config is the whole configuration of sim-apiserver.
@@ -90,6 +102,38 @@ func (c completedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	hostCache := c.ExtraConfig.HostCache
+	if err := genericServer.AddPostStartHook("start-host-cache", func(ctx genericapiserver.PostStartHookContext) error {
+		hostCache.Start(ctx)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := genericServer.AddPostStartHook("start-reconcilers", func(ctx genericapiserver.PostStartHookContext) error {
+		go func() {
+			if err := controller.Run(ctx, controller.Config{
+				Scheme:    Scheme,
+				Loopback:  ctx.LoopbackClientConfig,
+				Host:      c.ExtraConfig.HostClient,
+				HostCache: hostCache,
+				Namespace: c.ExtraConfig.Namespace,
+			}); err != nil {
+				klog.FromContext(ctx).Error(err, "Running the reconcilers")
+			}
+		}()
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	// Status is computed from this cache: until it has synced, answers would be wrong.
+	if err := genericServer.AddReadyzChecks(healthz.NamedCheck("host-cache-synced", func(*http.Request) error {
+		if !hostCache.HasSynced() {
+			return fmt.Errorf("the cache of simulators' host Pods, Services and Secrets has not synced")
+		}
+		return nil
+	})); err != nil {
+		return nil, err
+	}
 	storage, err := c.storage()
 	if err != nil {
 		return nil, err
@@ -103,7 +147,10 @@ func (c completedConfig) New() (*Server, error) {
 }
 
 func (c completedConfig) storage() (map[string]rest.Storage, error) {
-	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter)
+	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, simulator.Host{
+		Pods:       c.ExtraConfig.HostCache,
+		PodsClient: c.ExtraConfig.HostClient.CoreV1(),
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -55,9 +55,9 @@ func EtcdPrefix(s *v1alpha1.Simulator) string {
 	return fmt.Sprintf("/simulators/%s/%s/%s", s.Namespace, s.Name, s.UID)
 }
 
-// KubeAPIServerURL is the in-cluster URL of the simulator's inner kube-apiserver.
-func KubeAPIServerURL(s *v1alpha1.Simulator) string {
-	return fmt.Sprintf("https://%s.%s.svc:%d", sim.SimulatorServiceName(s.Name), s.Namespace, s.Spec.KubeAPIServerPort)
+// KubeAPIServerURL is the in-cluster URL of a simulator's inner kube-apiserver.
+func KubeAPIServerURL(name, namespace string, port int32) string {
+	return fmt.Sprintf("https://%s.%s.svc:%d", sim.SimulatorServiceName(name), namespace, port)
 }
 
 // PodGeneration reads the simulator generation a Pod was made from; 0 if none.

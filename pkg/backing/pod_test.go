@@ -158,7 +158,7 @@ func TestService(t *testing.T) {
 	if svc.Name != "sim-example" || svc.Spec.Selector[sim.LabelSimulator] != "example" || len(svc.Spec.Ports) != 2 {
 		t.Errorf("service = %+v", svc)
 	}
-	if got := KubeAPIServerURL(simulator()); got != "https://sim-example.team-a.svc:3131" {
+	if got := KubeAPIServerURL("example", "team-a", 3131); got != "https://sim-example.team-a.svc:3131" {
 		t.Errorf("KubeAPIServerURL = %q", got)
 	}
 }

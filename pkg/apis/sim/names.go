@@ -16,6 +16,10 @@ const (
 	LabelNodePool = "sim.x-k8s.io/nodepool"
 )
 
+// FinalizerCleanup holds a simulator until the reconciler has removed its
+// host objects (and its keys in an external etcd).
+const FinalizerCleanup = "sim.x-k8s.io/cleanup"
+
 // Ports used inside a simulator Pod besides the two the spec names; the
 // spec's ports must not collide with them.
 const (

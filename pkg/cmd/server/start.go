@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -28,6 +29,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
 	"sigs.k8s.io/simulator-apiserver/pkg/apiserver"
 	simopenapi "sigs.k8s.io/simulator-apiserver/pkg/generated/openapi"
+	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
 	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 	"sigs.k8s.io/simulator-apiserver/pkg/version"
 )
@@ -126,6 +128,10 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("making the host client: %w", err)
 	}
+	hostCache, err := hostcache.New(hostClient, 10*time.Minute)
+	if err != nil {
+		return nil, err
+	}
 
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
@@ -135,6 +141,9 @@ func (o *Options) Config() (*apiserver.Config, error) {
 				Decorator: hoststore.Records{Client: hostClient, Namespace: o.Namespace}.Decorator,
 			},
 			Validation: validation.Options{MaxNodePoolReplicas: o.MaxNodePoolReplicas},
+			HostClient: hostClient,
+			HostCache:  hostCache,
+			Namespace:  o.Namespace,
 		},
 	}, nil
 }

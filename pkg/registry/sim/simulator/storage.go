@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"net/http"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 )
 
 // Storage is the REST storage of simulators and each subresource.
@@ -23,8 +26,21 @@ type Storage struct {
 	Proxy      *ProxyREST
 }
 
+// Pods finds the host Pods of a simulator.
+type Pods interface {
+	SimulatorPods(namespace, name string) []*corev1.Pod
+}
+
+// Host is what the store needs of the host cluster.
+type Host struct {
+	// Pods is where status is computed from.
+	Pods Pods
+	// PodsClient dry-runs the Pod of a new or changed spec.
+	PodsClient corev1client.PodsGetter
+}
+
 // NewStorage builds the simulators store over optsGetter's storage.
-func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*Storage, error) {
+func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, host Host) (*Storage, error) {
 	s := NewStrategy(scheme)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &sim.Simulator{} },
@@ -39,12 +55,15 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*
 		ResetFieldsStrategy: s,
 
 		TableConvertor: tableConvertor{},
+		// Status is never stored: every object leaving the store gets it
+		// computed from the backing Pod.
+		Decorator: func(obj runtime.Object) { decorate(host.Pods, obj) },
 	}
 	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
 		return nil, fmt.Errorf("completing the simulators store: %w", err)
 	}
 	return &Storage{
-		Simulator:  &REST{store},
+		Simulator:  &REST{Store: store, podCheck: podCheck{scheme: scheme, pods: host.PodsClient}},
 		Status:     &StatusREST{store: store},
 		Kubeconfig: &KubeconfigREST{store: store},
 		Proxy:      &ProxyREST{store: store},
@@ -54,6 +73,29 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*
 // REST serves simulators.
 type REST struct {
 	*genericregistry.Store
+	podCheck podCheck
+}
+
+// Create dry-runs the simulator's Pod in the host once the object is valid.
+func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+	return r.Store.Create(ctx, obj, r.podCheck.createValidation(createValidation), options)
+}
+
+// Update dry-runs the simulator's Pod in the host when the spec changes.
+func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.Store.Update(ctx, name, objInfo, r.podCheck.createValidation(createValidation), r.podCheck.updateValidation(updateValidation), forceAllowCreate, options)
+}
+
+// decorate fills in the status of a simulator or of each in a list.
+func decorate(pods Pods, obj runtime.Object) {
+	switch o := obj.(type) {
+	case *sim.Simulator:
+		o.Status = backing.Status(o, backing.PickPod(pods.SimulatorPods(o.Namespace, o.Name), o.Generation))
+	case *sim.SimulatorList:
+		for i := range o.Items {
+			decorate(pods, &o.Items[i])
+		}
+	}
 }
 
 var (

@@ -4,6 +4,7 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/fields"
@@ -44,6 +45,11 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	s := obj.(*sim.Simulator)
 	s.Status = sim.SimulatorStatus{}
 	s.Generation = 1
+	// Set at birth, so no simulator ever exists whose host objects could
+	// outlive it unnoticed.
+	if !slices.Contains(s.Finalizers, sim.FinalizerCleanup) {
+		s.Finalizers = append(s.Finalizers, sim.FinalizerCleanup)
+	}
 }
 
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {

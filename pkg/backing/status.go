@@ -1,0 +1,112 @@
+package backing
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+)
+
+// waitingFailures are container waiting reasons that do not resolve without a
+// change to the simulator (or the node): the simulator has Failed.
+var waitingFailures = sets.New(
+	"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "ErrImageNeverPull", "InvalidImageName",
+	"CreateContainerConfigError", "CreateContainerError", "RunContainerError",
+)
+
+// PickPod chooses, among a simulator's Pods, the one its status speaks for:
+// the Pod of the current generation if there is one, else the newest.
+func PickPod(pods []*corev1.Pod, generation int64) *corev1.Pod {
+	var best *corev1.Pod
+	for _, p := range pods {
+		switch {
+		case best == nil:
+			best = p
+		case PodGeneration(p) == generation && PodGeneration(best) != generation:
+			best = p
+		case PodGeneration(p) == PodGeneration(best) && best.DeletionTimestamp != nil && p.DeletionTimestamp == nil:
+			best = p
+		case PodGeneration(best) != generation && PodGeneration(p) > PodGeneration(best):
+			best = p
+		}
+	}
+	return best
+}
+
+// Status computes a simulator's status from its record and the Pod PickPod
+// chose (nil when it has none). It is the one definition of the phases: the
+// registry serves it on every read, the reconciler watches it change.
+func Status(s *sim.Simulator, pod *corev1.Pod) sim.SimulatorStatus {
+	st := sim.SimulatorStatus{
+		KubeAPIServerURL: KubeAPIServerURL(s.Name, s.Namespace, s.Spec.KubeAPIServerPort),
+	}
+	since := s.CreationTimestamp
+	if pod != nil {
+		st.PodName = pod.Name
+		st.ObservedGeneration = PodGeneration(pod)
+		if c := podCondition(pod, corev1.PodReady); c != nil && !c.LastTransitionTime.IsZero() {
+			since = c.LastTransitionTime
+		}
+	}
+	st.Phase, st.Message = phase(s, pod)
+	if s.DeletionTimestamp != nil {
+		since = *s.DeletionTimestamp
+	}
+	available := metav1.ConditionFalse
+	if st.Phase == sim.SimulatorAvailable {
+		available = metav1.ConditionTrue
+	}
+	st.Conditions = []metav1.Condition{{
+		Type:               sim.SimulatorConditionAvailable,
+		Status:             available,
+		ObservedGeneration: st.ObservedGeneration,
+		LastTransitionTime: since,
+		Reason:             string(st.Phase),
+		Message:            st.Message,
+	}}
+	return st
+}
+
+func phase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string) {
+	switch {
+	case s.DeletionTimestamp != nil:
+		return sim.SimulatorTerminating, "removing the simulator's Pod, Service and credentials"
+	case pod == nil:
+		return sim.SimulatorPending, "waiting for the Pod to be created"
+	case PodGeneration(pod) != s.Generation:
+		return sim.SimulatorPending, fmt.Sprintf("replacing Pod %s (generation %d) for generation %d", pod.Name, PodGeneration(pod), s.Generation)
+	case pod.DeletionTimestamp != nil:
+		return sim.SimulatorPending, fmt.Sprintf("Pod %s is terminating", pod.Name)
+	case pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded:
+		return sim.SimulatorFailed, fmt.Sprintf("Pod %s has %s: %s %s", pod.Name, pod.Status.Phase, pod.Status.Reason, pod.Status.Message)
+	}
+	if c := podCondition(pod, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+		return sim.SimulatorFailed, fmt.Sprintf("Pod %s cannot be scheduled: %s", pod.Name, c.Message)
+	}
+	if pod.Spec.NodeName == "" {
+		return sim.SimulatorPending, fmt.Sprintf("waiting for Pod %s to be scheduled", pod.Name)
+	}
+	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for _, cs := range statuses {
+			if w := cs.State.Waiting; w != nil && waitingFailures.Has(w.Reason) {
+				return sim.SimulatorFailed, fmt.Sprintf("container %s: %s: %s", cs.Name, w.Reason, w.Message)
+			}
+		}
+	}
+	if c := podCondition(pod, corev1.PodReady); c != nil && c.Status == corev1.ConditionTrue {
+		return sim.SimulatorAvailable, "the inner kube-apiserver and kube-scheduler are ready"
+	}
+	return sim.SimulatorCreating, fmt.Sprintf("waiting for the inner kube-apiserver and kube-scheduler of Pod %s to be ready", pod.Name)
+}
+
+func podCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == t {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}

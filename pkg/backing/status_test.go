@@ -1,0 +1,97 @@
+package backing
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+)
+
+func podOf(gen string, mutate func(*corev1.Pod)) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "sim-example-g" + gen, Labels: map[string]string{sim.LabelGeneration: gen}},
+		Spec:       corev1.PodSpec{NodeName: "node-1"},
+		Status:     corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+	if mutate != nil {
+		mutate(p)
+	}
+	return p
+}
+
+func ready(p *corev1.Pod) {
+	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue})
+}
+
+func waiting(reason string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "simulator", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: "boom"}}}}
+	}
+}
+
+func TestStatusPhases(t *testing.T) {
+	now := metav1.Now()
+	base := &sim.Simulator{
+		ObjectMeta: metav1.ObjectMeta{Name: "example", Namespace: "ns", Generation: 2},
+		Spec:       sim.SimulatorSpec{KubeAPIServerPort: 3131},
+	}
+	deleting := base.DeepCopy()
+	deleting.DeletionTimestamp = &now
+	cases := []struct {
+		name    string
+		sim     *sim.Simulator
+		pod     *corev1.Pod
+		phase   sim.SimulatorPhase
+		message string
+	}{
+		{"no pod", base, nil, sim.SimulatorPending, "created"},
+		{"old generation", base, podOf("1", ready), sim.SimulatorPending, "replacing"},
+		{"unscheduled", base, podOf("2", func(p *corev1.Pod) { p.Spec.NodeName = "" }), sim.SimulatorPending, "scheduled"},
+		{"unschedulable", base, podOf("2", func(p *corev1.Pod) {
+			p.Spec.NodeName = ""
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: "0/1 nodes"}}
+		}), sim.SimulatorFailed, "0/1 nodes"},
+		{"scheduled, not ready", base, podOf("2", nil), sim.SimulatorCreating, "ready"},
+		{"ready", base, podOf("2", ready), sim.SimulatorAvailable, "ready"},
+		{"crash loop", base, podOf("2", waiting("CrashLoopBackOff")), sim.SimulatorFailed, "CrashLoopBackOff: boom"},
+		{"image pull", base, podOf("2", waiting("ImagePullBackOff")), sim.SimulatorFailed, "ImagePullBackOff"},
+		{"still creating containers", base, podOf("2", waiting("ContainerCreating")), sim.SimulatorCreating, "ready"},
+		{"pod failed", base, podOf("2", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed; p.Status.Reason = "Evicted" }), sim.SimulatorFailed, "Evicted"},
+		{"deleting", deleting, podOf("2", ready), sim.SimulatorTerminating, "removing"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st := Status(tc.sim, tc.pod)
+			if st.Phase != tc.phase || !strings.Contains(st.Message, tc.message) {
+				t.Errorf("phase %q message %q; want %q containing %q", st.Phase, st.Message, tc.phase, tc.message)
+			}
+			if st.KubeAPIServerURL != "https://sim-example.ns.svc:3131" {
+				t.Errorf("URL %q", st.KubeAPIServerURL)
+			}
+			if len(st.Conditions) != 1 || (st.Conditions[0].Status == metav1.ConditionTrue) != (tc.phase == sim.SimulatorAvailable) {
+				t.Errorf("Available condition %+v for phase %s", st.Conditions, st.Phase)
+			}
+		})
+	}
+}
+
+func TestPickPod(t *testing.T) {
+	now := metav1.Now()
+	old, cur := podOf("1", nil), podOf("2", nil)
+	curDeleting := podOf("2", func(p *corev1.Pod) { p.DeletionTimestamp = &now })
+	if got := PickPod([]*corev1.Pod{old, cur}, 2); got != cur {
+		t.Errorf("want the current generation's pod, got %s", got.Name)
+	}
+	if got := PickPod([]*corev1.Pod{curDeleting, old, cur}, 2); got != cur {
+		t.Errorf("want the live pod of the current generation, got %v", got)
+	}
+	if got := PickPod([]*corev1.Pod{old, podOf("0", nil)}, 2); got != old {
+		t.Errorf("without one of the current generation, want the newest, got %s", got.Name)
+	}
+	if PickPod(nil, 1) != nil {
+		t.Error("no pods, no pick")
+	}
+}

@@ -1,0 +1,91 @@
+// Package controller runs the reconcilers of sim-apiserver, on one replica
+// at a time: the one holding the host Lease.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/controller/simulator"
+	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
+	siminformers "sigs.k8s.io/simulator-apiserver/pkg/generated/informers/externalversions"
+	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
+)
+
+// LeaseName is the host Lease, in the server's namespace, that elects the
+// replica running the reconcilers.
+const LeaseName = "sim-apiserver-reconcilers"
+
+// Config is what the reconcilers need.
+type Config struct {
+	Scheme *runtime.Scheme
+	// Loopback reaches our own API (records, through the registry).
+	Loopback *rest.Config
+	// Host reaches the host cluster; HostCache watches simulators' host objects.
+	Host      kubernetes.Interface
+	HostCache *hostcache.Cache
+	// Namespace holds the Lease.
+	Namespace string
+}
+
+// Run elects a leader and, while this replica leads, runs the reconcilers.
+// It returns when ctx ends; losing the lease ends the process, as in kube's
+// controller-manager, so that a new term starts from clean caches.
+func Run(ctx context.Context, cfg Config) error {
+	logger := klog.FromContext(ctx)
+	hostname, _ := os.Hostname()
+	id := hostname + "_" + string(uuid.NewUUID())
+	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, cfg.Namespace, LeaseName,
+		cfg.Host.CoreV1(), cfg.Host.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id})
+	if err != nil {
+		return fmt.Errorf("making the leader lock: %w", err)
+	}
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		LeaseDuration:   15 * time.Second,
+		RenewDeadline:   10 * time.Second,
+		RetryPeriod:     2 * time.Second,
+		ReleaseOnCancel: true,
+		Name:            LeaseName,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				if err := runReconcilers(ctx, cfg); err != nil {
+					logger.Error(err, "Reconcilers stopped")
+				}
+			},
+			OnStoppedLeading: func() {
+				if ctx.Err() == nil {
+					klog.FromContext(ctx).Info("Lost the reconcilers' lease; exiting")
+					klog.FlushAndExit(klog.ExitFlushTimeout, 1)
+				}
+			},
+		},
+	})
+	return nil
+}
+
+func runReconcilers(ctx context.Context, cfg Config) error {
+	sims, err := simclientset.NewForConfig(cfg.Loopback)
+	if err != nil {
+		return err
+	}
+	factory := siminformers.NewSharedInformerFactory(sims, 10*time.Minute)
+	simCtrl, err := simulator.New(cfg.Scheme, sims, factory.Sim().V1alpha1().Simulators(), cfg.Host, cfg.HostCache, simulator.PurgeEtcd)
+	if err != nil {
+		return err
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	simCtrl.Run(ctx, 2)
+	return nil
+}

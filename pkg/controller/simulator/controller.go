@@ -1,0 +1,417 @@
+// Package simulator is the reconciler of simulators: from each record it
+// keeps the simulator's credentials Secret, Service and Pod in the host,
+// replaces the Pod when the spec changes, removes everything on deletion,
+// and touches the record when the status it computes changes.
+package simulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
+	siminformers "sigs.k8s.io/simulator-apiserver/pkg/generated/informers/externalversions/sim/v1alpha1"
+	simlisters "sigs.k8s.io/simulator-apiserver/pkg/generated/listers/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
+)
+
+// AnnotationObservedStatus is the digest of the status the reconciler last
+// saw. Writing it when the status changes is what makes watchers of the
+// record (kubectl get -w, kubectl wait) see the change.
+const AnnotationObservedStatus = "sim.x-k8s.io/observed-status"
+
+// EtcdPurger removes a simulator's keys from an external etcd.
+type EtcdPurger func(ctx context.Context, etcdURL, prefix string) error
+
+// Controller reconciles simulators.
+type Controller struct {
+	scheme     *runtime.Scheme
+	sims       simclientset.Interface
+	simLister  simlisters.SimulatorLister
+	simSynced  cache.InformerSynced
+	host       kubernetes.Interface
+	hostCache  *hostcache.Cache
+	services   corelisters.ServiceLister
+	secrets    corelisters.SecretLister
+	purgeEtcd  EtcdPurger
+	queue      workqueue.TypedRateLimitingInterface[string]
+	retryAfter time.Duration
+}
+
+// New wires a Controller to its informers. sims reaches our own API (loopback);
+// host reaches the host cluster.
+func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminformers.SimulatorInformer,
+	host kubernetes.Interface, hostCache *hostcache.Cache, purgeEtcd EtcdPurger,
+) (*Controller, error) {
+	c := &Controller{
+		scheme:     scheme,
+		sims:       sims,
+		simLister:  simInformer.Lister(),
+		simSynced:  simInformer.Informer().HasSynced,
+		host:       host,
+		hostCache:  hostCache,
+		services:   hostCache.Factory.Core().V1().Services().Lister(),
+		secrets:    hostCache.Factory.Core().V1().Secrets().Lister(),
+		purgeEtcd:  purgeEtcd,
+		retryAfter: time.Second,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "simulator"}),
+	}
+	if _, err := simInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueSimulator,
+		UpdateFunc: func(_, obj interface{}) { c.enqueueSimulator(obj) },
+		DeleteFunc: c.enqueueSimulator,
+	}); err != nil {
+		return nil, err
+	}
+	// Any change to a host object of a simulator (a lost Pod, a Pod turning
+	// ready, an object whose simulator is gone) brings its simulator back here.
+	owned := cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueOwner,
+		UpdateFunc: func(_, obj interface{}) { c.enqueueOwner(obj) },
+		DeleteFunc: c.enqueueOwner,
+	}
+	for _, inf := range []cache.SharedIndexInformer{
+		hostCache.Factory.Core().V1().Pods().Informer(),
+		hostCache.Factory.Core().V1().Services().Informer(),
+		hostCache.Factory.Core().V1().Secrets().Informer(),
+	} {
+		if _, err := inf.AddEventHandler(owned); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Controller) enqueueSimulator(obj interface{}) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.queue.Add(key)
+}
+
+func (c *Controller) enqueueOwner(obj interface{}) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return
+	}
+	if name, ok := m.GetLabels()[sim.LabelSimulator]; ok {
+		c.queue.Add(hostcache.Key(m.GetNamespace(), name))
+	}
+}
+
+// Run reconciles with workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	logger := klog.FromContext(ctx)
+	logger.Info("Starting the simulator reconciler")
+	if !cache.WaitForNamedCacheSync("simulator", ctx.Done(), c.simSynced, c.hostCache.HasSynced) {
+		return
+	}
+	for range workers {
+		go wait.UntilWithContext(ctx, c.worker, time.Second)
+	}
+	<-ctx.Done()
+	logger.Info("Stopping the simulator reconciler")
+}
+
+func (c *Controller) worker(ctx context.Context) {
+	for c.next(ctx) {
+	}
+}
+
+func (c *Controller) next(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	requeue, err := c.sync(ctx, key)
+	switch {
+	case err != nil:
+		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling simulator", "simulator", key)
+		c.queue.AddRateLimited(key)
+	case requeue:
+		c.queue.Forget(key)
+		c.queue.AddAfter(key, c.retryAfter)
+	default:
+		c.queue.Forget(key)
+	}
+	return true
+}
+
+// sync converges one simulator. It is idempotent: any step may have been
+// done before a crash, and doing it again changes nothing.
+func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return false, err
+	}
+	logger := klog.FromContext(ctx).WithValues("simulator", key)
+	ctx = klog.NewContext(ctx, logger)
+
+	s, err := c.simLister.Simulators(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		// Confirm with a live read before removing anything: the informer may lag.
+		if _, err := c.sims.SimV1alpha1().Simulators(namespace).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return err == nil, err
+		}
+		_, err := c.removeHostObjects(ctx, namespace, name)
+		return false, err
+	}
+	if err != nil {
+		return false, err
+	}
+	if s.DeletionTimestamp != nil {
+		return c.finalize(ctx, s)
+	}
+	if err := c.ensureSecret(ctx, s); err != nil {
+		return false, err
+	}
+	if err := c.ensureService(ctx, s); err != nil {
+		return false, err
+	}
+	requeue, err = c.ensurePod(ctx, s)
+	if err != nil {
+		return false, err
+	}
+	return requeue, c.touchStatus(ctx, s)
+}
+
+func (c *Controller) ensureSecret(ctx context.Context, s *v1alpha1.Simulator) error {
+	current, err := c.secrets.Secrets(s.Namespace).Get(sim.SimulatorSecretName(s.Name))
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	if current != nil && complete(current) {
+		return nil
+	}
+	want, err := backing.Secret(s)
+	if err != nil {
+		return fmt.Errorf("making credentials: %w", err)
+	}
+	if current == nil {
+		_, err = c.host.CoreV1().Secrets(s.Namespace).Create(ctx, want, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil // the cache was behind; the next event brings it
+		}
+		return err
+	}
+	// Incomplete (edited by hand): make all of it anew, the Pod picks it up on restart.
+	updated := current.DeepCopy()
+	updated.Data = want.Data
+	_, err = c.host.CoreV1().Secrets(s.Namespace).Update(ctx, updated, metav1.UpdateOptions{})
+	return err
+}
+
+func complete(secret *corev1.Secret) bool {
+	for _, k := range backing.CredentialKeys {
+		if len(secret.Data[k]) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Controller) ensureService(ctx context.Context, s *v1alpha1.Simulator) error {
+	want := backing.Service(s)
+	current, err := c.services.Services(s.Namespace).Get(want.Name)
+	if apierrors.IsNotFound(err) {
+		_, err = c.host.CoreV1().Services(s.Namespace).Create(ctx, want, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if samePorts(current.Spec.Ports, want.Spec.Ports) && current.Spec.Selector[sim.LabelSimulator] == s.Name {
+		return nil
+	}
+	updated := current.DeepCopy()
+	updated.Spec.Ports = want.Spec.Ports
+	updated.Spec.Selector = want.Spec.Selector
+	_, err = c.host.CoreV1().Services(s.Namespace).Update(ctx, updated, metav1.UpdateOptions{})
+	return err
+}
+
+func samePorts(a, b []corev1.ServicePort) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Port != b[i].Port || a[i].TargetPort != b[i].TargetPort {
+			return false
+		}
+	}
+	return true
+}
+
+// ensurePod keeps exactly one live Pod, of the current generation: older
+// generations are deleted, a lost or failed Pod is made anew.
+func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requeue bool, err error) {
+	logger := klog.FromContext(ctx)
+	haveCurrent := false
+	for _, pod := range c.hostCache.SimulatorPods(s.Namespace, s.Name) {
+		if pod.DeletionTimestamp != nil {
+			continue
+		}
+		stale := backing.PodGeneration(pod) != s.Generation
+		failed := pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded
+		if !stale && !failed {
+			haveCurrent = true
+			continue
+		}
+		logger.V(2).Info("Deleting Pod", "pod", klog.KObj(pod), "stale", stale, "phase", pod.Status.Phase)
+		if err := c.deletePod(ctx, pod); err != nil {
+			return false, err
+		}
+	}
+	if haveCurrent {
+		return false, nil
+	}
+	pod, err := backing.Pod(s)
+	if err != nil {
+		return false, fmt.Errorf("building the Pod: %w", err)
+	}
+	_, err = c.host.CoreV1().Pods(s.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		// The Pod of this generation still terminates (it failed, or was
+		// deleted): try again once it is gone.
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("creating Pod %s: %w", pod.Name, err)
+	}
+	logger.V(2).Info("Created Pod", "pod", klog.KObj(pod))
+	return false, nil
+}
+
+func (c *Controller) deletePod(ctx context.Context, pod *corev1.Pod) error {
+	err := c.host.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
+		Preconditions: &metav1.Preconditions{UID: &pod.UID},
+	})
+	return ignoreNotFound(err)
+}
+
+// touchStatus writes the digest of the computed status on the record when
+// it changed, so the change reaches watchers with the status computed anew.
+func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) error {
+	internal := &sim.Simulator{}
+	if err := c.scheme.Convert(s, internal, nil); err != nil {
+		return err
+	}
+	st := backing.Status(internal, backing.PickPod(c.hostCache.SimulatorPods(s.Namespace, s.Name), s.Generation))
+	digest := fmt.Sprintf("%s/%s/%d", st.Phase, st.PodName, st.ObservedGeneration)
+	if s.Annotations[AnnotationObservedStatus] == digest {
+		return nil
+	}
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, AnnotationObservedStatus, digest)
+	_, err := c.sims.SimV1alpha1().Simulators(s.Namespace).Patch(ctx, s.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "simulator-reconciler"})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// finalize removes everything the simulator had in the host, then lets it go.
+func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (requeue bool, err error) {
+	if !hasFinalizer(s) {
+		return false, nil
+	}
+	if _, err := c.removeHostObjects(ctx, s.Namespace, s.Name); err != nil {
+		return false, err
+	}
+	if s.Spec.EtcdURL != "" && c.purgeEtcd != nil {
+		if err := c.purgeEtcd(ctx, s.Spec.EtcdURL, backing.EtcdPrefix(s)); err != nil {
+			return false, fmt.Errorf("purging the simulator's keys in %s: %w", s.Spec.EtcdURL, err)
+		}
+	}
+	updated := s.DeepCopy()
+	updated.Finalizers = nil
+	for _, f := range s.Finalizers {
+		if f != sim.FinalizerCleanup {
+			updated.Finalizers = append(updated.Finalizers, f)
+		}
+	}
+	_, err = c.sims.SimV1alpha1().Simulators(s.Namespace).Update(ctx, updated, metav1.UpdateOptions{FieldManager: "simulator-reconciler"})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if apierrors.IsConflict(err) {
+		return true, nil
+	}
+	return false, err
+}
+
+func hasFinalizer(s *v1alpha1.Simulator) bool {
+	for _, f := range s.Finalizers {
+		if f == sim.FinalizerCleanup {
+			return true
+		}
+	}
+	return false
+}
+
+// removeHostObjects deletes the Pods, Service and Secret labelled with the
+// simulator. It serves both deletion and the sweep of orphans, whose record
+// is gone. It reports whether anything was left to delete.
+func (c *Controller) removeHostObjects(ctx context.Context, namespace, name string) (bool, error) {
+	var errs []error
+	found := false
+	for _, pod := range c.hostCache.SimulatorPods(namespace, name) {
+		found = true
+		if pod.DeletionTimestamp == nil {
+			errs = append(errs, c.deletePod(ctx, pod))
+		}
+	}
+	// Only what the cache holds, which is only what carries our label: a
+	// user's own object that happens to have the name stays.
+	if svc, err := c.services.Services(namespace).Get(sim.SimulatorServiceName(name)); err == nil {
+		found = true
+		errs = append(errs, ignoreNotFound(c.host.CoreV1().Services(namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{
+			Preconditions: &metav1.Preconditions{UID: &svc.UID},
+		})))
+	}
+	if secret, err := c.secrets.Secrets(namespace).Get(sim.SimulatorSecretName(name)); err == nil {
+		found = true
+		errs = append(errs, ignoreNotFound(c.host.CoreV1().Secrets(namespace).Delete(ctx, secret.Name, metav1.DeleteOptions{
+			Preconditions: &metav1.Preconditions{UID: &secret.UID},
+		})))
+	}
+	if found {
+		klog.FromContext(ctx).V(2).Info("Removed host objects", "namespace", namespace, "simulator", name)
+	}
+	return found, errors.Join(errs...)
+}
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,111 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/rest"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+)
+
+// podCheck dry-runs the Pod a simulator would get in the host, so that a
+// podTemplate the host would refuse is refused at apply time, with paths
+// under spec.podTemplate, and nothing is left behind.
+type podCheck struct {
+	scheme *runtime.Scheme
+	pods   corev1client.PodsGetter
+}
+
+func (c podCheck) check(ctx context.Context, obj runtime.Object) error {
+	s := obj.(*sim.Simulator)
+	external := &v1alpha1.Simulator{}
+	if err := c.scheme.Convert(s, external, nil); err != nil {
+		return apierrors.NewInternalError(fmt.Errorf("converting simulator %s: %w", s.Name, err))
+	}
+	pod, err := backing.Pod(external)
+	if err != nil {
+		return apierrors.NewInvalid(sim.Kind("Simulator"), s.Name, field.ErrorList{
+			field.Invalid(field.NewPath("spec", "podTemplate"), "", err.Error()),
+		})
+	}
+	_, err = c.pods.Pods(s.Namespace).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsInvalid(err):
+		return underPodTemplate(s.Name, err)
+	case apierrors.IsForbidden(err):
+		// Admission of the host (PodSecurity, quota, policies) refuses the Pod.
+		return apierrors.NewForbidden(sim.Resource("simulators"), s.Name, fmt.Errorf("the host refuses the simulator's Pod: %w", err))
+	default:
+		return apierrors.NewInternalError(fmt.Errorf("dry-running the Pod of simulator %s in the host: %w", s.Name, err))
+	}
+}
+
+// underPodTemplate re-roots the host's 422 about the Pod at the simulator's
+// spec.podTemplate, where the user can fix it, keeping the host's causes.
+func underPodTemplate(name string, err error) error {
+	root := "spec.podTemplate"
+	var hostStatus metav1.Status
+	if status, ok := err.(apierrors.APIStatus); ok {
+		hostStatus = status.Status()
+	}
+	details := &metav1.StatusDetails{Group: sim.GroupName, Kind: "Simulator", Name: name}
+	var msgs []string
+	if hostStatus.Details != nil {
+		for _, c := range hostStatus.Details.Causes {
+			c.Field = root + "." + c.Field
+			details.Causes = append(details.Causes, c)
+			msgs = append(msgs, c.Field+": "+c.Message)
+		}
+	}
+	if len(msgs) == 0 {
+		details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Field: root, Message: err.Error()}}
+		msgs = []string{root + ": " + err.Error()}
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusUnprocessableEntity,
+		Reason:  metav1.StatusReasonInvalid,
+		Details: details,
+		Message: fmt.Sprintf("Simulator %q is invalid: the host refuses its Pod: %s", name, strings.Join(msgs, ", ")),
+	}}
+}
+
+func (c podCheck) createValidation(next rest.ValidateObjectFunc) rest.ValidateObjectFunc {
+	return func(ctx context.Context, obj runtime.Object) error {
+		if next != nil {
+			if err := next(ctx, obj); err != nil {
+				return err
+			}
+		}
+		return c.check(ctx, obj)
+	}
+}
+
+// updateValidation dry-runs only when the spec changes: metadata-only writes
+// (labels, the reconciler's status touch) need no new Pod.
+func (c podCheck) updateValidation(next rest.ValidateObjectUpdateFunc) rest.ValidateObjectUpdateFunc {
+	return func(ctx context.Context, obj, old runtime.Object) error {
+		if next != nil {
+			if err := next(ctx, obj, old); err != nil {
+				return err
+			}
+		}
+		if apiequality.Semantic.DeepEqual(obj.(*sim.Simulator).Spec, old.(*sim.Simulator).Spec) {
+			return nil
+		}
+		return c.check(ctx, obj)
+	}
+}

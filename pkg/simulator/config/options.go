@@ -1,0 +1,270 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package config reads the simulator's configuration: the KEP-159
+// environment contract, our additions to it, and the equivalent flags.
+// An environment variable that is set (non-empty) wins over its flag.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Environment variables: KEP-159's first, then ours.
+const (
+	EnvKubeAPIPort           = "KUBE_API_PORT"
+	EnvPort                  = "PORT"
+	EnvSchedulerConfigPath   = "KUBE_SCHEDULER_CONFIG_PATH"
+	EnvEtcdURL               = "KUBE_SCHEDULER_SIMULATOR_ETCD_URL"
+	EnvCORSAllowedOriginList = "CORS_ALLOWED_ORIGIN_LIST"
+
+	EnvCredentialsDir   = "SIMULATOR_CREDENTIALS_DIR"
+	EnvEtcdPrefix       = "SIMULATOR_ETCD_PREFIX"
+	EnvBinDir           = "SIMULATOR_BIN_DIR"
+	EnvDataDir          = "SIMULATOR_DATA_DIR"
+	EnvSchedulerPort    = "SIMULATOR_SCHEDULER_PORT"
+	EnvKwokPort         = "SIMULATOR_KWOK_PORT"
+	EnvBindAddress      = "SIMULATOR_BIND_ADDRESS"
+	EnvAdvertiseAddress = "SIMULATOR_ADVERTISE_ADDRESS"
+)
+
+// Defaults.
+const (
+	DefaultKubeAPIPort    = 3131
+	DefaultPort           = 1212
+	DefaultCredentialsDir = "/etc/simulator/credentials"
+	DefaultEtcdPrefix     = "/registry"
+	// DefaultSchedulerPort is kube-scheduler's usual secure port. It is
+	// fixed in a Pod (a network namespace of its own); tests on a shared
+	// host move it.
+	DefaultSchedulerPort = 10259
+	// DefaultKwokPort is the port kwokctl gives the kwok controller.
+	DefaultKwokPort    = 10247
+	DefaultBindAddress = "0.0.0.0"
+)
+
+// Credential file names in the credentials directory.
+const (
+	FileCACert            = "ca.crt"
+	FileCAKey             = "ca.key"
+	FileServingCert       = "apiserver.crt"
+	FileServingKey        = "apiserver.key"
+	FileAdminCert         = "admin.crt"
+	FileAdminKey          = "admin.key"
+	FileServiceAccountKey = "sa.key"
+	FileServiceAccountPub = "sa.pub"
+)
+
+// Options is the simulator's configuration.
+type Options struct {
+	// KubeAPIPort is the inner kube-apiserver's secure port.
+	KubeAPIPort int
+	// Port is the simulator server's port.
+	Port int
+	// SchedulerConfigPath is a KubeSchedulerConfiguration file; empty means
+	// kube-scheduler's defaults.
+	SchedulerConfigPath string
+	// EtcdURL is the etcd the inner kube-apiserver stores into.
+	EtcdURL string
+	// CORSAllowedOrigins are origins such as http://localhost:3000.
+	CORSAllowedOrigins []string
+
+	// CredentialsDir holds the files named File*.
+	CredentialsDir string
+	// EtcdPrefix is the inner kube-apiserver's etcd key prefix.
+	EtcdPrefix string
+	// BinDir holds kube-apiserver, kube-scheduler and kwok; empty means the
+	// simulator binary's own directory, then PATH.
+	BinDir string
+	// DataDir is scratch space for generated files; empty means a
+	// temporary directory, removed on exit.
+	DataDir string
+	// SchedulerPort is kube-scheduler's secure port, served on loopback.
+	SchedulerPort int
+	// KwokPort is the kwok controller's server port on loopback; 0 turns
+	// the server off.
+	KwokPort int
+	// BindAddress is where the inner kube-apiserver and the simulator
+	// server listen.
+	BindAddress string
+	// AdvertiseAddress is the inner kube-apiserver's advertised address;
+	// empty means the bind address if it is a specific one, else
+	// kube-apiserver's own choice (the Pod IP).
+	AdvertiseAddress string
+}
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	return &Options{
+		KubeAPIPort:    DefaultKubeAPIPort,
+		Port:           DefaultPort,
+		CredentialsDir: DefaultCredentialsDir,
+		EtcdPrefix:     DefaultEtcdPrefix,
+		SchedulerPort:  DefaultSchedulerPort,
+		KwokPort:       DefaultKwokPort,
+		BindAddress:    DefaultBindAddress,
+	}
+}
+
+// AddFlags binds the options to flags. The environment, applied after
+// parsing by ApplyEnv, wins over them.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&o.KubeAPIPort, "kube-api-port", o.KubeAPIPort, "Secure port of the inner kube-apiserver (env "+EnvKubeAPIPort+").")
+	fs.IntVar(&o.Port, "port", o.Port, "Port of the simulator server (env "+EnvPort+").")
+	fs.StringVar(&o.SchedulerConfigPath, "kube-scheduler-config", o.SchedulerConfigPath, "KubeSchedulerConfiguration file; empty means kube-scheduler's defaults (env "+EnvSchedulerConfigPath+").")
+	fs.StringVar(&o.EtcdURL, "etcd-url", o.EtcdURL, "etcd URL of the inner kube-apiserver (env "+EnvEtcdURL+").")
+	fs.StringSliceVar(&o.CORSAllowedOrigins, "cors-allowed-origins", o.CORSAllowedOrigins, "Origins allowed by CORS, such as http://localhost:3000 (env "+EnvCORSAllowedOriginList+", comma-separated).")
+	fs.StringVar(&o.CredentialsDir, "credentials-dir", o.CredentialsDir, "Directory of the simulator's CA, serving, admin and service-account key files (env "+EnvCredentialsDir+").")
+	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "etcd key prefix of the inner kube-apiserver (env "+EnvEtcdPrefix+").")
+	fs.StringVar(&o.BinDir, "bin-dir", o.BinDir, "Directory of kube-apiserver, kube-scheduler and kwok; empty means this binary's directory, then PATH (env "+EnvBinDir+").")
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory for generated files; empty means a temporary one (env "+EnvDataDir+").")
+	fs.IntVar(&o.SchedulerPort, "scheduler-port", o.SchedulerPort, "kube-scheduler's secure port on 127.0.0.1 (env "+EnvSchedulerPort+").")
+	fs.IntVar(&o.KwokPort, "kwok-port", o.KwokPort, "kwok controller's server port on 127.0.0.1; 0 disables it (env "+EnvKwokPort+").")
+	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "Address the inner kube-apiserver and the simulator server listen on (env "+EnvBindAddress+").")
+	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "Advertised address of the inner kube-apiserver (env "+EnvAdvertiseAddress+").")
+}
+
+// ApplyEnv overrides the options with the environment variables that are
+// set to a non-empty value. lookup is os.LookupEnv in production.
+func (o *Options) ApplyEnv(lookup func(string) (string, bool)) error {
+	get := func(name string) (string, bool) {
+		v, ok := lookup(name)
+		v = strings.TrimSpace(v)
+		return v, ok && v != ""
+	}
+	var errs []error
+	ints := []struct {
+		name string
+		dst  *int
+	}{
+		{EnvKubeAPIPort, &o.KubeAPIPort},
+		{EnvPort, &o.Port},
+		{EnvSchedulerPort, &o.SchedulerPort},
+		{EnvKwokPort, &o.KwokPort},
+	}
+	for _, i := range ints {
+		v, ok := get(i.name)
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: not a port number", i.name, v))
+			continue
+		}
+		*i.dst = n
+	}
+	strs := []struct {
+		name string
+		dst  *string
+	}{
+		{EnvSchedulerConfigPath, &o.SchedulerConfigPath},
+		{EnvEtcdURL, &o.EtcdURL},
+		{EnvCredentialsDir, &o.CredentialsDir},
+		{EnvEtcdPrefix, &o.EtcdPrefix},
+		{EnvBinDir, &o.BinDir},
+		{EnvDataDir, &o.DataDir},
+		{EnvBindAddress, &o.BindAddress},
+		{EnvAdvertiseAddress, &o.AdvertiseAddress},
+	}
+	for _, s := range strs {
+		if v, ok := get(s.name); ok {
+			*s.dst = v
+		}
+	}
+	if v, ok := get(EnvCORSAllowedOriginList); ok {
+		o.CORSAllowedOrigins = strings.Split(v, ",")
+	}
+	return errors.Join(errs...)
+}
+
+// Complete normalizes the options: trims the origin list.
+func (o *Options) Complete() {
+	var origins []string
+	for _, origin := range o.CORSAllowedOrigins {
+		if origin = strings.TrimSpace(origin); origin != "" {
+			origins = append(origins, origin)
+		}
+	}
+	o.CORSAllowedOrigins = origins
+}
+
+// Validate reports every invalid option.
+func (o *Options) Validate() error {
+	var errs []error
+	ports := []struct {
+		name      string
+		value     int
+		allowZero bool
+	}{
+		{EnvKubeAPIPort, o.KubeAPIPort, false},
+		{EnvPort, o.Port, false},
+		{EnvSchedulerPort, o.SchedulerPort, false},
+		{EnvKwokPort, o.KwokPort, true},
+	}
+	seen := map[int]string{}
+	for _, p := range ports {
+		if p.value == 0 && p.allowZero {
+			continue
+		}
+		if p.value < 1 || p.value > 65535 {
+			errs = append(errs, fmt.Errorf("%s: %d is not a port number (1-65535)", p.name, p.value))
+			continue
+		}
+		if other, ok := seen[p.value]; ok {
+			errs = append(errs, fmt.Errorf("%s: port %d is also %s", p.name, p.value, other))
+		}
+		seen[p.value] = p.name
+	}
+	if o.EtcdURL == "" {
+		errs = append(errs, fmt.Errorf("%s is required", EnvEtcdURL))
+	} else {
+		for _, u := range strings.Split(o.EtcdURL, ",") {
+			if parsed, err := url.Parse(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+				errs = append(errs, fmt.Errorf("%s: %q is not an http(s) URL", EnvEtcdURL, u))
+			}
+		}
+	}
+	if !strings.HasPrefix(o.EtcdPrefix, "/") {
+		errs = append(errs, fmt.Errorf("%s: %q must start with /", EnvEtcdPrefix, o.EtcdPrefix))
+	}
+	if o.CredentialsDir == "" {
+		errs = append(errs, fmt.Errorf("%s is required", EnvCredentialsDir))
+	}
+	if net.ParseIP(o.BindAddress) == nil {
+		errs = append(errs, fmt.Errorf("%s: %q is not an IP address", EnvBindAddress, o.BindAddress))
+	}
+	if o.AdvertiseAddress != "" && net.ParseIP(o.AdvertiseAddress) == nil {
+		errs = append(errs, fmt.Errorf("%s: %q is not an IP address", EnvAdvertiseAddress, o.AdvertiseAddress))
+	}
+	if _, err := OriginRegexps(o.CORSAllowedOrigins); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", EnvCORSAllowedOriginList, err))
+	}
+	return errors.Join(errs...)
+}
+
+// Credential returns the path of a credential file.
+func (o *Options) Credential(file string) string {
+	return filepath.Join(o.CredentialsDir, file)
+}
