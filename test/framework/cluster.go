@@ -78,7 +78,8 @@ type Cluster struct {
 
 // StartCluster starts etcd, kube-apiserver, kube-controller-manager and,
 // unless opts.WithoutSimAPIServer, sim-apiserver, and waits until the
-// APIService v1alpha1.sim.x-k8s.io is Available. ctx bounds the start only;
+// APIService v1alpha1.sim.x-k8s.io is Available and the host serves
+// sim.x-k8s.io in discovery and OpenAPI v3. ctx bounds the start only;
 // the processes run until Stop. On error everything started is stopped.
 // Missing tool binaries make the error wrap ErrMissingBinary.
 func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
@@ -144,6 +145,10 @@ func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) 
 			return nil, err
 		}
 		logger.V(1).Info("APIService is Available", "apiService", SimAPIService, "elapsed", time.Since(start))
+		if err := waitForPublished(ctx, c, sim); err != nil {
+			return nil, err
+		}
+		logger.V(1).Info("Host publishes discovery and OpenAPI v3", "apiService", SimAPIService, "elapsed", time.Since(start))
 	}
 	logger.Info("Host cluster started", "dir", c.Dir, "kubeconfig", c.KubeconfigPath, "elapsed", time.Since(start))
 	return c, nil

@@ -163,7 +163,7 @@ func registerSimAPIServer(ctx context.Context, c *Cluster, p *process) error {
 		}
 		return fmt.Errorf("waiting for APIService %s to be Available: %w", SimAPIService, err)
 	}
-	return waitForPublished(ctx, c, p)
+	return nil
 }
 
 // waitForPublished waits until the host aggregator, which fetches them
