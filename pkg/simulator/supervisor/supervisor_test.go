@@ -199,18 +199,27 @@ func TestBackoffGrowsBetweenCrashes(t *testing.T) {
 	var out syncBuffer
 	opts := fastOptions(&out)
 	opts.Backoff = Backoff{Initial: 50 * time.Millisecond, Max: 400 * time.Millisecond, Factor: 2, StableAfter: time.Minute}
-	p := New(Spec{Name: "crasher", Path: "/bin/sh", Args: []string{"-c", "exit 1"}}, opts)
-	run(t, p)
+	// Each child appends its start time (ns) to a file, then crashes.
+	stamps := filepath.Join(t.TempDir(), "starts")
+	p := New(Spec{Name: "crasher", Path: "/bin/sh", Args: []string{"-c", "date +%s%N >> " + stamps + "; exit 1"}}, opts)
+	stop := run(t, p)
+	waitUntil(t, "5 starts", func() bool { return p.Status().Starts >= 5 })
+	stop()
+	data, err := os.ReadFile(stamps)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var starts []time.Time
-	last := 0
-	waitUntil(t, "5 starts", func() bool {
-		st := p.Status()
-		if st.Starts != last && !st.StartedAt.IsZero() {
-			starts = append(starts, st.StartedAt)
-			last = st.Starts
+	for _, line := range strings.Fields(string(data)) {
+		ns, err := strconv.ParseInt(line, 10, 64)
+		if err != nil {
+			t.Fatalf("bad stamp %q: %v", line, err)
 		}
-		return len(starts) >= 5
-	})
+		starts = append(starts, time.Unix(0, ns))
+	}
+	if len(starts) < 5 {
+		t.Fatalf("want at least 5 stamps, got %d", len(starts))
+	}
 	// Delays are 50, 100, 200, 400ms: the gaps between starts grow.
 	for i := 2; i < len(starts); i++ {
 		prev, cur := starts[i-1].Sub(starts[i-2]), starts[i].Sub(starts[i-1])
