@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
 	"sigs.k8s.io/simulator-apiserver/pkg/controller"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
+	"sigs.k8s.io/simulator-apiserver/pkg/inner"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/nodepool"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
 )
@@ -150,6 +151,8 @@ func (c completedConfig) storage() (map[string]rest.Storage, error) {
 	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, simulator.Host{
 		Pods:       c.ExtraConfig.HostCache,
 		PodsClient: c.ExtraConfig.HostClient.CoreV1(),
+		Access:     inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Factory.Core().V1().Secrets().Lister()),
+		Authorizer: c.GenericConfig.Authorization.Authorizer,
 	})
 	if err != nil {
 		return nil, err

@@ -36,16 +36,22 @@ var CredentialKeys = []string{KeyCACert, KeyCAKey, KeyServingCert, KeyServingKey
 
 // ServingNames are the DNS names of the inner kube-apiserver's certificate:
 // the Service's, and the in-cluster names its own clients use.
-func ServingNames(s *v1alpha1.Simulator) []string {
-	svc := sim.SimulatorServiceName(s.Name)
+func ServingNames(name, namespace string) []string {
+	svc := sim.SimulatorServiceName(name)
 	return []string{
-		svc + "." + s.Namespace + ".svc",
+		ServerName(name, namespace),
 		svc,
-		svc + "." + s.Namespace,
-		svc + "." + s.Namespace + ".svc.cluster.local",
+		svc + "." + namespace,
+		svc + "." + namespace + ".svc.cluster.local",
 		"localhost",
 		"kubernetes", "kubernetes.default", "kubernetes.default.svc",
 	}
+}
+
+// ServerName is the name clients verify the inner kube-apiserver's
+// certificate against, whatever address they dial (a Pod IP, say).
+func ServerName(name, namespace string) string {
+	return sim.SimulatorServiceName(name) + "." + namespace + ".svc"
 }
 
 // Secret builds the credentials Secret: a CA of the simulator's own, the
@@ -60,7 +66,7 @@ func Secret(s *v1alpha1.Simulator) (*corev1.Secret, error) {
 	if err != nil {
 		return nil, err
 	}
-	serving, err := ca.IssueServing(ServingNames(s), []net.IP{net.IPv4(127, 0, 0, 1)}, certValidity)
+	serving, err := ca.IssueServing(ServingNames(s.Name, s.Namespace), []net.IP{net.IPv4(127, 0, 0, 1)}, certValidity)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -16,6 +17,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	"sigs.k8s.io/simulator-apiserver/pkg/inner"
 )
 
 // Storage is the REST storage of simulators and each subresource.
@@ -37,6 +39,10 @@ type Host struct {
 	Pods Pods
 	// PodsClient dry-runs the Pod of a new or changed spec.
 	PodsClient corev1client.PodsGetter
+	// Access reaches inner apiservers, for the proxy.
+	Access *inner.Access
+	// Authorizer checks the extra verb of upgrade requests.
+	Authorizer authorizer.Authorizer
 }
 
 // NewStorage builds the simulators store over optsGetter's storage.
@@ -66,7 +72,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ho
 		Simulator:  &REST{Store: store, podCheck: podCheck{scheme: scheme, pods: host.PodsClient}},
 		Status:     &StatusREST{store: store},
 		Kubeconfig: &KubeconfigREST{store: store},
-		Proxy:      &ProxyREST{store: store},
+		Proxy:      &ProxyREST{store: store, access: host.Access, authorizer: host.Authorizer},
 	}, nil
 }
 
@@ -145,29 +151,4 @@ func (r *KubeconfigREST) Connect(ctx context.Context, name string, _ runtime.Obj
 		return nil, err
 	}
 	return nil, apierrors.NewServiceUnavailable("simulators/kubeconfig is not implemented yet")
-}
-
-// ProxyREST serves simulators/proxy: every method, forwarded to the inner kube-apiserver.
-type ProxyREST struct {
-	store *genericregistry.Store
-}
-
-var _ rest.Connecter = &ProxyREST{}
-
-var proxyMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodHead, http.MethodOptions}
-
-func (r *ProxyREST) New() runtime.Object { return &sim.SimulatorProxyOptions{} }
-func (r *ProxyREST) Destroy()            {}
-
-func (r *ProxyREST) ConnectMethods() []string { return proxyMethods }
-
-func (r *ProxyREST) NewConnectOptions() (runtime.Object, bool, string) {
-	return &sim.SimulatorProxyOptions{}, true, "path"
-}
-
-func (r *ProxyREST) Connect(ctx context.Context, name string, _ runtime.Object, _ rest.Responder) (http.Handler, error) {
-	if _, err := r.store.Get(ctx, name, &metav1.GetOptions{}); err != nil {
-		return nil, err
-	}
-	return nil, apierrors.NewServiceUnavailable("simulators/proxy is not implemented yet")
 }

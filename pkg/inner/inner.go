@@ -1,0 +1,176 @@
+// Package inner reaches a simulator's inner kube-apiserver from sim-apiserver:
+// where it is (the ready Pod's IP, never DNS) and how to authenticate (the
+// admin client certificate of the simulator's credentials Secret). The proxy,
+// the direct kubeconfig and the nodepool reconciler all go through it.
+package inner
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+)
+
+// Pods finds the host Pods of a simulator.
+type Pods interface {
+	SimulatorPods(namespace, name string) []*corev1.Pod
+}
+
+// Target names the simulator to reach and what of its spec matters.
+type Target struct {
+	Namespace  string
+	Name       string
+	Generation int64
+	Port       int32
+}
+
+// Access resolves targets and keeps one transport per simulator, so that
+// connections to an inner apiserver are reused across requests.
+type Access struct {
+	pods    Pods
+	secrets corelisters.SecretLister
+
+	mu    sync.Mutex
+	cache map[string]*entry // by namespace/name
+}
+
+type entry struct {
+	secretVersion string
+	creds         *Credentials
+	transport     *http.Transport
+}
+
+// New returns an Access reading Pods and credentials Secrets from caches.
+func New(pods Pods, secrets corelisters.SecretLister) *Access {
+	return &Access{pods: pods, secrets: secrets, cache: map[string]*entry{}}
+}
+
+// Credentials are what a client of the inner apiserver needs.
+type Credentials struct {
+	// CACert is the simulator CA (PEM); CA signs client certificates.
+	CACert []byte
+	CAKey  []byte
+	// AdminCert and AdminKey authenticate as the simulator's admin (PEM).
+	AdminCert []byte
+	AdminKey  []byte
+	// ServerName is the name the inner apiserver's certificate is verified against.
+	ServerName string
+}
+
+// URL returns the inner apiserver's URL at the IP of the simulator's ready Pod
+// of the current generation.
+func (a *Access) URL(t Target) (*url.URL, error) {
+	pod := backing.PickPod(a.pods.SimulatorPods(t.Namespace, t.Name), t.Generation)
+	if pod == nil || pod.Status.PodIP == "" || pod.DeletionTimestamp != nil {
+		return nil, fmt.Errorf("simulator %s/%s has no running Pod", t.Namespace, t.Name)
+	}
+	return &url.URL{Scheme: "https", Host: net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(int(t.Port)))}, nil
+}
+
+// Credentials reads the simulator's credentials.
+func (a *Access) Credentials(t Target) (*Credentials, error) {
+	e, err := a.entry(t)
+	if err != nil {
+		return nil, err
+	}
+	return e.creds, nil
+}
+
+// Transport returns the admin transport to the simulator's inner apiserver.
+func (a *Access) Transport(t Target) (*http.Transport, error) {
+	e, err := a.entry(t)
+	if err != nil {
+		return nil, err
+	}
+	return e.transport, nil
+}
+
+// RESTConfig returns an admin client config for the simulator's inner apiserver.
+func (a *Access) RESTConfig(t Target) (*rest.Config, error) {
+	u, err := a.URL(t)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := a.Credentials(t)
+	if err != nil {
+		return nil, err
+	}
+	return &rest.Config{
+		Host: u.String(),
+		TLSClientConfig: rest.TLSClientConfig{
+			CAData: creds.CACert, CertData: creds.AdminCert, KeyData: creds.AdminKey, ServerName: creds.ServerName,
+		},
+	}, nil
+}
+
+func (a *Access) entry(t Target) (*entry, error) {
+	secret, err := a.secrets.Secrets(t.Namespace).Get(sim.SimulatorSecretName(t.Name))
+	if err != nil {
+		return nil, fmt.Errorf("reading the credentials of simulator %s/%s: %w", t.Namespace, t.Name, err)
+	}
+	key := t.Namespace + "/" + t.Name
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if e, ok := a.cache[key]; ok && e.secretVersion == secret.ResourceVersion {
+		return e, nil
+	}
+	e, err := newEntry(t, secret)
+	if err != nil {
+		return nil, err
+	}
+	if old, ok := a.cache[key]; ok {
+		old.transport.CloseIdleConnections()
+	}
+	a.cache[key] = e
+	return e, nil
+}
+
+func newEntry(t Target, secret *corev1.Secret) (*entry, error) {
+	creds := &Credentials{
+		CACert:     secret.Data[backing.KeyCACert],
+		CAKey:      secret.Data[backing.KeyCAKey],
+		AdminCert:  secret.Data[backing.KeyAdminCert],
+		AdminKey:   secret.Data[backing.KeyAdminKey],
+		ServerName: backing.ServerName(t.Name, t.Namespace),
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(creds.CACert) {
+		return nil, fmt.Errorf("simulator %s/%s: credentials hold no CA certificate", t.Namespace, t.Name)
+	}
+	cert, err := tls.X509KeyPair(creds.AdminCert, creds.AdminKey)
+	if err != nil {
+		return nil, fmt.Errorf("simulator %s/%s: admin certificate: %w", t.Namespace, t.Name, err)
+	}
+	transport := utilnet.SetTransportDefaults(&http.Transport{
+		TLSClientConfig: &tls.Config{
+			MinVersion:   tls.VersionTLS12,
+			RootCAs:      pool,
+			Certificates: []tls.Certificate{cert},
+			ServerName:   creds.ServerName,
+		},
+		MaxIdleConnsPerHost: 32,
+	})
+	return &entry{secretVersion: secret.ResourceVersion, creds: creds, transport: transport}, nil
+}
+
+// Forget drops the cached transport of a simulator that is gone.
+func (a *Access) Forget(namespace, name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if e, ok := a.cache[namespace+"/"+name]; ok {
+		e.transport.CloseIdleConnections()
+		delete(a.cache, namespace+"/"+name)
+	}
+}

@@ -1,0 +1,198 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/apimachinery/pkg/util/proxy"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/inner"
+)
+
+// ProxyREST serves simulators/proxy: every method, forwarded to the
+// simulator's inner kube-apiserver as its admin, impersonating the caller.
+type ProxyREST struct {
+	store      *genericregistry.Store
+	access     *inner.Access
+	authorizer authorizer.Authorizer
+}
+
+var _ rest.Connecter = &ProxyREST{}
+
+var proxyMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodHead, http.MethodOptions}
+
+func (r *ProxyREST) New() runtime.Object { return &sim.SimulatorProxyOptions{} }
+func (r *ProxyREST) Destroy()            {}
+
+func (r *ProxyREST) ConnectMethods() []string { return proxyMethods }
+
+func (r *ProxyREST) NewConnectOptions() (runtime.Object, bool, string) {
+	return &sim.SimulatorProxyOptions{}, true, "path"
+}
+
+// Connect resolves the simulator's ready Pod and returns the handler that
+// streams the request there.
+func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Object, responder rest.Responder) (http.Handler, error) {
+	proxyOpts, ok := opts.(*sim.SimulatorProxyOptions)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid options object: %T", opts))
+	}
+	caller, ok := genericapirequest.UserFrom(ctx)
+	if !ok {
+		return nil, apierrors.NewUnauthorized("no user in the request")
+	}
+	obj, err := r.store.Get(ctx, name, &metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	s := obj.(*sim.Simulator)
+	if s.Status.Phase != sim.SimulatorAvailable {
+		return nil, unavailable(s)
+	}
+	target := inner.Target{Namespace: s.Namespace, Name: s.Name, Generation: s.Generation, Port: s.Spec.KubeAPIServerPort}
+	location, err := r.access.URL(target)
+	if err != nil {
+		return nil, apierrors.NewServiceUnavailable(err.Error())
+	}
+	transport, err := r.access.Transport(target)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	// Only the path is the caller's: scheme, host and port are the Pod's.
+	location.Path = "/" + strings.TrimPrefix(proxyOpts.Path, "/")
+	return &proxyHandler{
+		simulator:  s,
+		caller:     caller,
+		location:   location,
+		transport:  transport,
+		responder:  responder,
+		authorizer: r.authorizer,
+	}, nil
+}
+
+// unavailable is the 503 of a simulator that cannot take requests, saying why.
+func unavailable(s *sim.Simulator) error {
+	err := apierrors.NewServiceUnavailable(fmt.Sprintf("simulator %s/%s is %s: %s", s.Namespace, s.Name, s.Status.Phase, s.Status.Message))
+	err.ErrStatus.Details = &metav1.StatusDetails{Group: sim.GroupName, Kind: "simulators", Name: s.Name, RetryAfterSeconds: 1}
+	return err
+}
+
+type proxyHandler struct {
+	simulator  *sim.Simulator
+	caller     user.Info
+	location   *url.URL
+	transport  http.RoundTripper
+	responder  rest.Responder
+	authorizer authorizer.Authorizer
+}
+
+func (h *proxyHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if httpstream.IsUpgradeRequest(req) {
+		// exec, attach and port-forward reach into the simulator's "nodes":
+		// as for pods/exec in kube, a GET that upgrades needs create.
+		if err := h.authorizeUpgrade(req.Context()); err != nil {
+			h.responder.Error(err)
+			return
+		}
+	}
+	out := req.Clone(req.Context())
+	impersonate(out.Header, h.caller)
+	handler := proxy.NewUpgradeAwareHandler(h.location, h.transport, false, false, proxy.NewErrorResponder(h.responder))
+	handler.UseLocationHost = true
+	handler.ServeHTTP(w, out)
+}
+
+func (h *proxyHandler) authorizeUpgrade(ctx context.Context) error {
+	attrs := authorizer.AttributesRecord{
+		User:            h.caller,
+		Verb:            "create",
+		Namespace:       h.simulator.Namespace,
+		APIGroup:        sim.GroupName,
+		APIVersion:      "v1alpha1",
+		Resource:        "simulators",
+		Subresource:     "proxy",
+		Name:            h.simulator.Name,
+		ResourceRequest: true,
+	}
+	decision, reason, err := h.authorizer.Authorize(ctx, attrs)
+	if decision == authorizer.DecisionAllow {
+		return nil
+	}
+	msg := fmt.Sprintf("user %q cannot create simulators/proxy %q in namespace %q, which an upgraded (exec, attach, port-forward) request needs", h.caller.GetName(), h.simulator.Name, h.simulator.Namespace)
+	if reason != "" {
+		msg += ": " + reason
+	}
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	return apierrors.NewForbidden(sim.Resource("simulators/proxy"), h.simulator.Name, fmt.Errorf("%s", msg))
+}
+
+// Headers a caller may not pass to the inner apiserver: credentials and
+// identity claims are ours to set.
+var strippedHeaders = []string{"Authorization", "Cookie", "X-Remote-User", "X-Remote-Group"}
+
+var strippedPrefixes = []string{"Impersonate-", "X-Remote-Extra-"}
+
+// impersonate replaces whatever identity the request carried with the caller
+// the host authenticated, for the inner apiserver to act as.
+func impersonate(h http.Header, caller user.Info) {
+	for _, k := range strippedHeaders {
+		h.Del(k)
+	}
+	for k := range h {
+		for _, p := range strippedPrefixes {
+			if strings.HasPrefix(http.CanonicalHeaderKey(k), p) {
+				h.Del(k)
+			}
+		}
+	}
+	h.Set("Impersonate-User", caller.GetName())
+	if uid := caller.GetUID(); uid != "" {
+		h.Set("Impersonate-Uid", uid)
+	}
+	for _, g := range caller.GetGroups() {
+		h.Add("Impersonate-Group", g)
+	}
+	for k, vs := range caller.GetExtra() {
+		for _, v := range vs {
+			h.Add("Impersonate-Extra-"+headerKeyEscape(k), v)
+		}
+	}
+}
+
+// headerKeyEscape percent-encodes what may not stand in a header name, as
+// client-go does for Impersonate-Extra- keys (RFC 7230 tokens).
+func headerKeyEscape(key string) string {
+	var b strings.Builder
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if isTokenChar(c) && c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
+
+func isTokenChar(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}

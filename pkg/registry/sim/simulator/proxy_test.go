@@ -1,0 +1,255 @@
+package simulator
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/apimachinery/pkg/util/httpstream/spdy"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	clientspdy "k8s.io/client-go/transport/spdy"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+)
+
+// backend stands in for an inner kube-apiserver.
+func backend(t *testing.T, release <-chan struct{}) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/echo/", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]interface{}{"path": r.URL.Path, "query": r.URL.RawQuery, "header": r.Header})
+	})
+	mux.HandleFunc("/watch", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "first\n")
+		w.(http.Flusher).Flush()
+		<-release
+		_, _ = io.WriteString(w, "second\n")
+	})
+	mux.HandleFunc("/spdy", func(w http.ResponseWriter, r *http.Request) {
+		if _, err := httpstream.Handshake(r, w, []string{"echo.v1"}); err != nil {
+			return
+		}
+		streams := make(chan httpstream.Stream, 1)
+		conn := spdy.NewResponseUpgrader().UpgradeResponse(w, r, func(s httpstream.Stream, _ <-chan struct{}) error {
+			streams <- s
+			return nil
+		})
+		if conn == nil {
+			return
+		}
+		defer conn.Close() //nolint:errcheck
+		s := <-streams
+		_, _ = io.Copy(s, s)
+	})
+	mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
+		c, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close() //nolint:errcheck
+		for {
+			mt, msg, err := c.ReadMessage()
+			if err != nil {
+				return
+			}
+			if err := c.WriteMessage(mt, append([]byte("echo:"), msg...)); err != nil {
+				return
+			}
+		}
+	})
+	srv := httptest.NewTLSServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+type fakeResponder struct{ w http.ResponseWriter }
+
+func (r fakeResponder) Object(code int, _ runtime.Object) { r.w.WriteHeader(code) }
+func (r fakeResponder) Error(err error) {
+	code := http.StatusInternalServerError
+	if s, ok := err.(apierrors.APIStatus); ok {
+		code = int(s.Status().Code)
+	}
+	http.Error(r.w, err.Error(), code)
+}
+
+// front serves proxyHandler the way Connect builds it, for caller, allowing
+// upgrades only if allowUpgrade.
+func front(t *testing.T, back *httptest.Server, caller user.Info, allowUpgrade bool) *httptest.Server {
+	backURL, _ := url.Parse(back.URL)
+	authz := authorizer.AuthorizerFunc(func(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+		if a.GetVerb() == "create" && a.GetSubresource() == "proxy" && allowUpgrade {
+			return authorizer.DecisionAllow, "", nil
+		}
+		return authorizer.DecisionDeny, "denied by test", nil
+	})
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		loc := *backURL
+		loc.Path = r.URL.Path
+		h := &proxyHandler{
+			simulator:  &sim.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}},
+			caller:     caller,
+			location:   &loc,
+			transport:  back.Client().Transport,
+			responder:  fakeResponder{w},
+			authorizer: authz,
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+var alice = &user.DefaultInfo{Name: "alice", UID: "u-1", Groups: []string{"dev", "system:authenticated"}, Extra: map[string][]string{"scopes.example/x": {"a"}}}
+
+func TestProxyImpersonatesTheCaller(t *testing.T) {
+	back := backend(t, nil)
+	f := front(t, back, alice, false)
+	req, _ := http.NewRequest(http.MethodGet, f.URL+"/echo/api/v1/nodes?limit=1", nil)
+	req.Header.Set("Authorization", "Bearer stolen")
+	req.Header.Set("Impersonate-User", "system:admin")
+	req.Header.Add("Impersonate-Group", "system:masters")
+	req.Header.Set("Impersonate-Extra-Foo", "bar")
+	req.Header.Set("X-Remote-User", "mallory")
+	req.Header.Set("Accept", "application/json")
+	resp, err := f.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close() //nolint:errcheck
+	var got struct {
+		Path   string
+		Query  string
+		Header http.Header
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Path != "/echo/api/v1/nodes" || got.Query != "limit=1" {
+		t.Errorf("forwarded %s?%s", got.Path, got.Query)
+	}
+	h := got.Header
+	if h.Get("Authorization") != "" || h.Get("X-Remote-User") != "" || h.Get("Impersonate-Extra-Foo") != "" {
+		t.Errorf("caller credentials reached the backend: %v", h)
+	}
+	if h.Get("Impersonate-User") != "alice" || h.Get("Impersonate-Uid") != "u-1" {
+		t.Errorf("Impersonate-User %q Uid %q", h.Get("Impersonate-User"), h.Get("Impersonate-Uid"))
+	}
+	if groups := h.Values("Impersonate-Group"); strings.Join(groups, ",") != "dev,system:authenticated" {
+		t.Errorf("Impersonate-Group %v", groups)
+	}
+	if v := h.Get("Impersonate-Extra-Scopes.example%2Fx"); v != "a" {
+		t.Errorf("escaped extra header missing: %v", h)
+	}
+	if h.Get("Accept") != "application/json" {
+		t.Error("ordinary headers must pass")
+	}
+}
+
+func TestProxyStreamsWithoutBuffering(t *testing.T) {
+	release := make(chan struct{})
+	back := backend(t, release)
+	f := front(t, back, alice, false)
+	resp, err := f.Client().Get(f.URL + "/watch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close() //nolint:errcheck
+	lines := bufio.NewReader(resp.Body)
+	first := make(chan string, 1)
+	go func() { l, _ := lines.ReadString('\n'); first <- l }()
+	select {
+	case l := <-first:
+		if l != "first\n" {
+			t.Errorf("first line %q", l)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first event did not arrive while the backend kept the response open")
+	}
+	close(release)
+	if l, _ := lines.ReadString('\n'); l != "second\n" {
+		t.Errorf("second line %q", l)
+	}
+}
+
+func TestProxySPDYUpgrade(t *testing.T) {
+	back := backend(t, nil)
+	for _, allowed := range []bool{true, false} {
+		f := front(t, back, alice, allowed)
+		rt, err := spdy.NewRoundTripper(f.Client().Transport.(*http.Transport).TLSClientConfig.Clone())
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, _ := url.Parse(f.URL + "/spdy")
+		conn, proto, err := clientspdy.NewDialer(rt, &http.Client{Transport: rt}, http.MethodPost, u).Dial("echo.v1")
+		if !allowed {
+			if err == nil {
+				conn.Close() //nolint:errcheck
+				t.Fatal("an upgrade without create on simulators/proxy must be refused")
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("SPDY dial through the proxy: %v", err)
+		}
+		if proto != "echo.v1" {
+			t.Errorf("negotiated %q", proto)
+		}
+		s, err := conn.CreateStream(http.Header{"Streamtype": {"data"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Write([]byte("ping")); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(s, buf); err != nil || string(buf) != "ping" {
+			t.Errorf("echo %q, %v", buf, err)
+		}
+		conn.Close() //nolint:errcheck
+	}
+}
+
+func TestProxyWebSocketUpgrade(t *testing.T) {
+	back := backend(t, nil)
+	for _, allowed := range []bool{true, false} {
+		f := front(t, back, alice, allowed)
+		d := websocket.Dialer{TLSClientConfig: f.Client().Transport.(*http.Transport).TLSClientConfig.Clone(), HandshakeTimeout: 10 * time.Second}
+		wsURL := "wss" + strings.TrimPrefix(f.URL, "https") + "/ws"
+		c, resp, err := d.Dial(wsURL, nil)
+		if !allowed {
+			if err == nil {
+				c.Close() //nolint:errcheck
+				t.Fatal("a WebSocket upgrade without create on simulators/proxy must be refused")
+			}
+			if resp == nil || resp.StatusCode != http.StatusForbidden {
+				t.Errorf("refusal status %v, want 403", resp)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("WebSocket dial through the proxy: %v", err)
+		}
+		if err := c.WriteMessage(websocket.TextMessage, []byte("hi")); err != nil {
+			t.Fatal(err)
+		}
+		_, msg, err := c.ReadMessage()
+		if err != nil || string(msg) != "echo:hi" {
+			t.Errorf("echo %q, %v", msg, err)
+		}
+		c.Close() //nolint:errcheck
+	}
+}
+
