@@ -252,4 +252,3 @@ func TestProxyWebSocketUpgrade(t *testing.T) {
 		c.Close() //nolint:errcheck
 	}
 }
-
