@@ -1,0 +1,219 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package app runs the simulator: it supervises kube-apiserver,
+// kube-scheduler and the kwok controller and serves the simulator API
+// until its context ends.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/controlplane"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/reset"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/schedconfig"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/server"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/supervisor"
+)
+
+// Run runs the simulator until ctx ends, then stops every child and
+// returns nil; it returns an error if it cannot start or serve.
+func Run(ctx context.Context, o *config.Options) error {
+	logger := klog.FromContext(ctx)
+	start := time.Now()
+	if err := checkCredentials(o); err != nil {
+		return err
+	}
+	bins, err := controlplane.FindBinaries(o.BinDir)
+	if err != nil {
+		return err
+	}
+	dataDir := o.DataDir
+	if dataDir == "" {
+		if dataDir, err = os.MkdirTemp("", "simulator-"); err != nil {
+			return fmt.Errorf("creating a data directory: %w", err)
+		}
+		defer func() { _ = os.RemoveAll(dataDir) }()
+	} else if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("creating the data directory: %w", err)
+	}
+	layout := controlplane.Layout{Dir: dataDir}
+	if err := controlplane.WriteFiles(o, layout); err != nil {
+		return err
+	}
+
+	// A configuration kube-scheduler would refuse fails the start, rather
+	// than have kube-scheduler crash in a loop.
+	var initial []byte
+	if o.SchedulerConfigPath != "" {
+		if initial, err = os.ReadFile(o.SchedulerConfigPath); err != nil {
+			return fmt.Errorf("reading %s: %w", config.EnvSchedulerConfigPath, err)
+		}
+	}
+	store := schedconfig.NewStore(layout.SchedulerConfig(), layout.AdminKubeconfig(), schedconfig.DryRun{Binary: bins.KubeScheduler})
+	if _, err := store.Set(ctx, initial); err != nil {
+		return fmt.Errorf("scheduler configuration %q: %w", o.SchedulerConfigPath, err)
+	}
+
+	restConfig := controlplane.AdminRESTConfig(o)
+	apiClient, err := server.KubeAPIServerClient(restConfig)
+	if err != nil {
+		return fmt.Errorf("creating the kube-apiserver client: %w", err)
+	}
+	caClient, err := server.CAClient(o.Credential(config.FileCACert))
+	if err != nil {
+		return err
+	}
+	apiReady := server.HealthCheck(controlplane.KubeAPIServer, restConfig.Host+"/readyz", apiClient)
+	schedulerHealthy := server.HealthCheck(controlplane.KubeScheduler,
+		"https://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(o.SchedulerPort))+"/healthz", caClient)
+	// kube-scheduler and kwok start once kube-apiserver is ready: started
+	// earlier, they would sit in their client backoffs after it is.
+	waitForAPIServer := func(ctx context.Context) error {
+		return wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			return apiReady.Check(ctx) == nil, nil
+		})
+	}
+	apiserver := supervisor.New(controlplane.KubeAPIServerSpec(o, bins.KubeAPIServer), supervisor.Options{})
+	scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForAPIServer})
+	kwok := supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer})
+	children := []*supervisor.Process{apiserver, scheduler, kwok}
+
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("creating the kube-apiserver client: %w", err)
+	}
+	metadataClient, err := metadata.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("creating the kube-apiserver metadata client: %w", err)
+	}
+	origins, err := config.CompileOrigins(o.CORSAllowedOrigins)
+	if err != nil {
+		return err
+	}
+	checks := []server.Check{apiReady, schedulerHealthy}
+	handler := server.NewHandler(server.Config{
+		Checks:          checks,
+		SchedulerConfig: schedulerConfig{store: store, scheduler: scheduler},
+		Resetter:        &reset.Resetter{Discovery: client.Discovery(), Metadata: metadataClient, Client: client},
+		Processes: func() []supervisor.Status {
+			out := make([]supervisor.Status, 0, len(children))
+			for _, c := range children {
+				out = append(out, c.Status())
+			}
+			return out
+		},
+		AllowedOrigins: origins,
+	})
+	addr := net.JoinHostPort(o.BindAddress, strconv.Itoa(o.Port))
+	listener, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+
+	childCtx, stopChildren := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), logger))
+	defer stopChildren()
+	var wg sync.WaitGroup
+	for _, c := range children {
+		wg.Go(func() { c.Run(childCtx) })
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(listener) }()
+	go logWhenReady(ctx, start, checks)
+	logger.Info("Simulator started", "server", addr, "kubeAPIServer", restConfig.Host, "dataDir", dataDir)
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		logger.Info("Stopping")
+	case runErr = <-serveErr:
+		runErr = fmt.Errorf("serving on %s: %w", addr, runErr)
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Error(err, "Shutting down the server")
+	}
+	stopChildren()
+	wg.Wait()
+	logger.Info("Stopped")
+	return runErr
+}
+
+func checkCredentials(o *config.Options) error {
+	var errs []error
+	for _, f := range []string{
+		config.FileCACert, config.FileServingCert, config.FileServingKey, config.FileAdminCert,
+		config.FileAdminKey, config.FileServiceAccountKey, config.FileServiceAccountPub,
+	} {
+		if _, err := os.Stat(o.Credential(f)); err != nil {
+			errs = append(errs, fmt.Errorf("credential %s: %w", f, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// logWhenReady logs how long the simulator took to become ready.
+func logWhenReady(ctx context.Context, start time.Time, checks []server.Check) {
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		for _, c := range checks {
+			if c.Check(ctx) != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err == nil {
+		klog.FromContext(ctx).Info("Simulator ready", "after", time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// schedulerConfig updates the scheduler configuration and restarts
+// kube-scheduler with it.
+type schedulerConfig struct {
+	store     *schedconfig.Store
+	scheduler *supervisor.Process
+}
+
+func (s schedulerConfig) Effective() []byte { return s.store.Effective() }
+
+func (s schedulerConfig) Update(ctx context.Context, data []byte) ([]byte, error) {
+	effective, err := s.store.Set(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	s.scheduler.Restart()
+	return effective, nil
+}

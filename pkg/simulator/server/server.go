@@ -1,0 +1,260 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package server is the simulator's HTTP API (KEP-159): health, the
+// scheduler configuration, and reset.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/reset"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/schedconfig"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/supervisor"
+)
+
+// Paths served.
+const (
+	PathHealthz         = "/healthz"
+	PathReadyz          = "/readyz"
+	PathSchedulerConfig = "/api/v1/schedulerconfiguration"
+	PathReset           = "/api/v1/reset"
+	PathProcesses       = "/debug/processes"
+)
+
+// maxBody bounds a request body.
+const maxBody = 1 << 20
+
+// Check is one readiness condition.
+type Check struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// SchedulerConfig is the scheduler configuration in effect, and the way to
+// change it.
+type SchedulerConfig interface {
+	// Effective is the completed configuration in effect, as JSON.
+	Effective() []byte
+	// Update checks data (a KubeSchedulerConfiguration in YAML or JSON),
+	// makes it the configuration in effect and returns it completed; a
+	// schedconfig.InvalidError means it was refused and nothing changed.
+	Update(ctx context.Context, data []byte) ([]byte, error)
+}
+
+// Resetter empties the inner cluster of user objects.
+type Resetter interface {
+	Reset(ctx context.Context) (reset.Result, error)
+}
+
+// Config is what the server serves.
+type Config struct {
+	Checks          []Check
+	CheckTimeout    time.Duration
+	SchedulerConfig SchedulerConfig
+	Resetter        Resetter
+	// Processes reports the supervised children (debug endpoint).
+	Processes func() []supervisor.Status
+	// AllowedOrigins may make cross-origin requests.
+	AllowedOrigins []*regexp.Regexp
+}
+
+// NewHandler returns the simulator server's handler.
+func NewHandler(cfg Config) http.Handler {
+	if cfg.CheckTimeout == 0 {
+		cfg.CheckTimeout = 3 * time.Second
+	}
+	s := &server{cfg: cfg}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+PathHealthz, func(w http.ResponseWriter, _ *http.Request) { writeText(w, http.StatusOK, "ok") })
+	mux.HandleFunc("GET "+PathReadyz, s.readyz)
+	mux.HandleFunc("GET "+PathSchedulerConfig, s.getSchedulerConfig)
+	mux.HandleFunc("PUT "+PathSchedulerConfig, s.putSchedulerConfig)
+	mux.HandleFunc("PUT "+PathReset, s.reset)
+	mux.HandleFunc("GET "+PathProcesses, s.processes)
+	return cors(cfg.AllowedOrigins, mux)
+}
+
+type server struct {
+	cfg Config
+	// resetMu makes resets one at a time.
+	resetMu sync.Mutex
+}
+
+// readyz runs every check at once and answers 200 only if all pass, with
+// one line per check in the style of kube-apiserver's /readyz?verbose.
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
+	results := make([]error, len(s.cfg.Checks))
+	var wg sync.WaitGroup
+	for i, c := range s.cfg.Checks {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CheckTimeout)
+			defer cancel()
+			results[i] = c.Check(ctx)
+		})
+	}
+	wg.Wait()
+	var b strings.Builder
+	failed := false
+	for i, c := range s.cfg.Checks {
+		if err := results[i]; err != nil {
+			failed = true
+			fmt.Fprintf(&b, "[-]%s not ready: %v\n", c.Name, err)
+		} else {
+			fmt.Fprintf(&b, "[+]%s ok\n", c.Name)
+		}
+	}
+	if failed {
+		b.WriteString("readyz check failed\n")
+		writeText(w, http.StatusServiceUnavailable, b.String())
+		return
+	}
+	b.WriteString("readyz check passed\n")
+	writeText(w, http.StatusOK, b.String())
+}
+
+func (s *server) getSchedulerConfig(w http.ResponseWriter, _ *http.Request) {
+	effective := s.cfg.SchedulerConfig.Effective()
+	if effective == nil {
+		writeError(w, http.StatusServiceUnavailable, errors.New("no scheduler configuration yet"))
+		return
+	}
+	writeJSONBytes(w, http.StatusOK, effective)
+}
+
+func (s *server) putSchedulerConfig(w http.ResponseWriter, r *http.Request) {
+	logger := klog.FromContext(r.Context())
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("reading the body: %w", err))
+		return
+	}
+	effective, err := s.cfg.SchedulerConfig.Update(r.Context(), body)
+	var invalid *schedconfig.InvalidError
+	switch {
+	case errors.As(err, &invalid):
+		logger.Info("Refused a scheduler configuration", "reason", invalid.Reason)
+		writeError(w, http.StatusBadRequest, err)
+		return
+	case err != nil:
+		logger.Error(err, "Updating the scheduler configuration")
+		writeError(w, http.StatusInternalServerError, err)
+		return
+	}
+	logger.Info("Scheduler configuration updated; kube-scheduler restarts with it")
+	writeJSONBytes(w, http.StatusOK, effective)
+}
+
+func (s *server) reset(w http.ResponseWriter, r *http.Request) {
+	s.resetMu.Lock()
+	defer s.resetMu.Unlock()
+	res, err := s.cfg.Resetter.Reset(r.Context())
+	if err != nil {
+		klog.FromContext(r.Context()).Error(err, "Reset")
+		writeJSON(w, http.StatusInternalServerError, struct {
+			Error   string         `json:"error"`
+			Deleted map[string]int `json:"deleted"`
+		}{err.Error(), res.Deleted})
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *server) processes(w http.ResponseWriter, _ *http.Request) {
+	var statuses []supervisor.Status
+	if s.cfg.Processes != nil {
+		statuses = s.cfg.Processes()
+	}
+	writeJSON(w, http.StatusOK, statuses)
+}
+
+// cors lets the allowed origins call the API from a browser: it answers
+// their preflight requests and marks their responses.
+func cors(allowed []*regexp.Regexp, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Add("Vary", "Origin")
+		ok := false
+		for _, re := range allowed {
+			if re.MatchString(origin) {
+				ok = true
+				break
+			}
+		}
+		preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+		if !ok {
+			if preflight {
+				writeText(w, http.StatusForbidden, "origin not allowed")
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		if preflight {
+			h.Set("Access-Control-Allow-Methods", "GET, PUT, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Content-Type")
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeText(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err)
+		return
+	}
+	writeJSONBytes(w, status, body)
+}
+
+// writeError answers {"error": "..."}.
+func writeError(w http.ResponseWriter, status int, err error) {
+	body, _ := json.Marshal(map[string]string{"error": err.Error()})
+	writeJSONBytes(w, status, body)
+}

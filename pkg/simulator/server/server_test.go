@@ -1,0 +1,204 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/reset"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/schedconfig"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/supervisor"
+)
+
+type fakeSchedulerConfig struct {
+	effective []byte
+	updates   int
+}
+
+func (f *fakeSchedulerConfig) Effective() []byte { return f.effective }
+
+func (f *fakeSchedulerConfig) Update(_ context.Context, data []byte) ([]byte, error) {
+	switch {
+	case strings.Contains(string(data), "invalid"):
+		return nil, &schedconfig.InvalidError{Reason: "percentageOfNodesToScore: Invalid value: 200"}
+	case strings.Contains(string(data), "broken"):
+		return nil, errors.New("dry run could not start")
+	}
+	f.updates++
+	f.effective = []byte(`{"kind":"KubeSchedulerConfiguration","from":` + string(data) + `}`)
+	return f.effective, nil
+}
+
+type fakeResetter struct{ err error }
+
+func (f fakeResetter) Reset(context.Context) (reset.Result, error) {
+	return reset.Result{Deleted: map[string]int{"pods": 2}}, f.err
+}
+
+func do(t *testing.T, h http.Handler, method, path, body string, header map[string]string) (int, http.Header, string) {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	data, _ := io.ReadAll(rec.Result().Body)
+	return rec.Code, rec.Result().Header, string(data)
+}
+
+func check(name string, err error) Check {
+	return Check{Name: name, Check: func(context.Context) error { return err }}
+}
+
+func TestReadyz(t *testing.T) {
+	tests := []struct {
+		name       string
+		checks     []Check
+		wantStatus int
+		wantBody   []string
+	}{
+		{
+			name:       "all ready",
+			checks:     []Check{check("kube-apiserver", nil), check("kube-scheduler", nil)},
+			wantStatus: http.StatusOK,
+			wantBody:   []string{"[+]kube-apiserver ok", "[+]kube-scheduler ok", "readyz check passed"},
+		},
+		{
+			name:       "scheduler down",
+			checks:     []Check{check("kube-apiserver", nil), check("kube-scheduler", errors.New("connection refused"))},
+			wantStatus: http.StatusServiceUnavailable,
+			wantBody:   []string{"[+]kube-apiserver ok", "[-]kube-scheduler not ready: connection refused", "readyz check failed"},
+		},
+		{
+			name: "a check that hangs times out",
+			checks: []Check{{Name: "kube-apiserver", Check: func(ctx context.Context) error {
+				<-ctx.Done()
+				return ctx.Err()
+			}}},
+			wantStatus: http.StatusServiceUnavailable,
+			wantBody:   []string{"[-]kube-apiserver not ready: context deadline exceeded"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := NewHandler(Config{Checks: tc.checks, CheckTimeout: 50e6})
+			status, _, body := do(t, h, http.MethodGet, PathReadyz, "", nil)
+			if status != tc.wantStatus {
+				t.Errorf("status = %d, want %d", status, tc.wantStatus)
+			}
+			for _, want := range tc.wantBody {
+				if !strings.Contains(body, want) {
+					t.Errorf("body lacks %q:\n%s", want, body)
+				}
+			}
+		})
+	}
+	status, _, body := do(t, NewHandler(Config{Checks: []Check{check("x", errors.New("down"))}}), http.MethodGet, PathHealthz, "", nil)
+	if status != http.StatusOK || body != "ok" {
+		t.Errorf("healthz = %d %q, want 200 ok whatever the checks say", status, body)
+	}
+}
+
+func TestSchedulerConfiguration(t *testing.T) {
+	sc := &fakeSchedulerConfig{}
+	h := NewHandler(Config{SchedulerConfig: sc})
+	if status, _, _ := do(t, h, http.MethodGet, PathSchedulerConfig, "", nil); status != http.StatusServiceUnavailable {
+		t.Errorf("GET before any configuration = %d, want 503", status)
+	}
+	status, _, body := do(t, h, http.MethodPut, PathSchedulerConfig, `"invalid"`, nil)
+	if status != http.StatusBadRequest || !strings.Contains(body, "percentageOfNodesToScore: Invalid value: 200") {
+		t.Errorf("PUT invalid = %d %s, want 400 with the reason", status, body)
+	}
+	if status, _, _ := do(t, h, http.MethodPut, PathSchedulerConfig, `"broken"`, nil); status != http.StatusInternalServerError {
+		t.Errorf("PUT when the check cannot run = %d, want 500", status)
+	}
+	if sc.updates != 0 {
+		t.Fatalf("refused updates were applied")
+	}
+	status, header, body := do(t, h, http.MethodPut, PathSchedulerConfig, `"good"`, nil)
+	if status != http.StatusOK || header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"from":"good"`) {
+		t.Errorf("PUT good = %d %s %s, want 200 with the configuration", status, header.Get("Content-Type"), body)
+	}
+	status, _, got := do(t, h, http.MethodGet, PathSchedulerConfig, "", nil)
+	if status != http.StatusOK || got != body {
+		t.Errorf("GET = %d %s, want 200 %s", status, got, body)
+	}
+	if status, _, _ := do(t, h, http.MethodPut, PathSchedulerConfig, strings.Repeat("x", maxBody+1), nil); status != http.StatusRequestEntityTooLarge {
+		t.Errorf("PUT of a huge body = %d, want 413", status)
+	}
+}
+
+func TestReset(t *testing.T) {
+	status, _, body := do(t, NewHandler(Config{Resetter: fakeResetter{}}), http.MethodPut, PathReset, "", nil)
+	if status != http.StatusOK || body != `{"deleted":{"pods":2}}` {
+		t.Errorf("reset = %d %s", status, body)
+	}
+	status, _, body = do(t, NewHandler(Config{Resetter: fakeResetter{err: errors.New("etcd down")}}), http.MethodPut, PathReset, "", nil)
+	if status != http.StatusInternalServerError || !strings.Contains(body, "etcd down") {
+		t.Errorf("failed reset = %d %s", status, body)
+	}
+	if status, _, _ := do(t, NewHandler(Config{Resetter: fakeResetter{}}), http.MethodPost, PathReset, "", nil); status != http.StatusMethodNotAllowed {
+		t.Errorf("POST reset = %d, want 405", status)
+	}
+}
+
+func TestProcesses(t *testing.T) {
+	h := NewHandler(Config{Processes: func() []supervisor.Status {
+		return []supervisor.Status{{Name: "kube-apiserver", PID: 42, Starts: 1}}
+	}})
+	status, _, body := do(t, h, http.MethodGet, PathProcesses, "", nil)
+	if status != http.StatusOK || !strings.Contains(body, `"name":"kube-apiserver","pid":42,"starts":1`) {
+		t.Errorf("processes = %d %s", status, body)
+	}
+}
+
+func TestCORS(t *testing.T) {
+	origins, err := config.CompileOrigins([]string{"http://localhost:3000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := NewHandler(Config{AllowedOrigins: origins, Checks: []Check{check("x", nil)}})
+	preflight := func(origin string) map[string]string {
+		return map[string]string{"Origin": origin, "Access-Control-Request-Method": "PUT"}
+	}
+
+	status, header, _ := do(t, h, http.MethodOptions, PathSchedulerConfig, "", preflight("http://localhost:3000"))
+	if status != http.StatusNoContent || header.Get("Access-Control-Allow-Origin") != "http://localhost:3000" ||
+		!strings.Contains(header.Get("Access-Control-Allow-Methods"), "PUT") {
+		t.Errorf("allowed preflight = %d %v", status, header)
+	}
+	status, header, _ = do(t, h, http.MethodOptions, PathSchedulerConfig, "", preflight("http://localhost:3000.evil.com"))
+	if status != http.StatusForbidden || header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("disallowed preflight = %d %v", status, header)
+	}
+	status, header, _ = do(t, h, http.MethodGet, PathReadyz, "", map[string]string{"Origin": "http://localhost:3000"})
+	if status != http.StatusOK || header.Get("Access-Control-Allow-Origin") != "http://localhost:3000" || header.Get("Vary") != "Origin" {
+		t.Errorf("allowed GET = %d %v", status, header)
+	}
+	status, header, _ = do(t, h, http.MethodGet, PathReadyz, "", map[string]string{"Origin": "http://evil.com"})
+	if status != http.StatusOK || header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("disallowed GET = %d %v, want served without CORS headers", status, header)
+	}
+}
