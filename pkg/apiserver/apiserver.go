@@ -69,6 +69,8 @@ type ExtraConfig struct {
 	HostCache *hostcache.Cache
 	// Namespace is the server's own namespace in the host.
 	Namespace string
+	// Kubeconfig says how users reach the host, for simulators/kubeconfig.
+	Kubeconfig simulator.KubeconfigOptions
 }
 
 // Config is the whole configuration of sim-apiserver.
@@ -153,6 +155,8 @@ func (c completedConfig) storage() (map[string]rest.Storage, error) {
 		PodsClient: c.ExtraConfig.HostClient.CoreV1(),
 		Access:     inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Factory.Core().V1().Secrets().Lister()),
 		Authorizer: c.GenericConfig.Authorization.Authorizer,
+		Tokens:     c.ExtraConfig.HostClient.CoreV1(),
+		Kubeconfig: c.ExtraConfig.Kubeconfig,
 	})
 	if err != nil {
 		return nil, err

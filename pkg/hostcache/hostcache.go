@@ -1,5 +1,6 @@
 // Package hostcache watches the host objects that belong to simulators
-// (Pods, Services, Secrets labelled with one) and finds them by simulator.
+// (Pods, Services, Secrets, and the ServiceAccounts, Roles and RoleBindings
+// of their kubeconfigs, labelled with one) and finds them by simulator.
 // The registry reads status from it; the reconciler acts on it.
 package hostcache
 
@@ -41,7 +42,14 @@ func New(client kubernetes.Interface, resync time.Duration) (*Cache, error) {
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
 	c := &Cache{Factory: factory}
 	c.pods = factory.Core().V1().Pods().Informer()
-	c.informers = []cache.SharedIndexInformer{c.pods, factory.Core().V1().Services().Informer(), factory.Core().V1().Secrets().Informer()}
+	c.informers = []cache.SharedIndexInformer{
+		c.pods,
+		factory.Core().V1().Services().Informer(),
+		factory.Core().V1().Secrets().Informer(),
+		factory.Core().V1().ServiceAccounts().Informer(),
+		factory.Rbac().V1().Roles().Informer(),
+		factory.Rbac().V1().RoleBindings().Informer(),
+	}
 	for _, inf := range c.informers {
 		if err := inf.AddIndexers(cache.Indexers{bySimulator: indexBySimulator}); err != nil {
 			return nil, fmt.Errorf("adding the simulator index: %w", err)
@@ -85,6 +93,9 @@ func (c *Cache) HasSynced() bool {
 	}
 	return true
 }
+
+// Informers are every informer of the cache, for event handlers.
+func (c *Cache) Informers() []cache.SharedIndexInformer { return c.informers }
 
 // SimulatorPods returns the host Pods of a simulator (all generations).
 func (c *Cache) SimulatorPods(namespace, name string) []*corev1.Pod {

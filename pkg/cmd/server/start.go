@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,6 +32,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apiserver"
 	simopenapi "sigs.k8s.io/simulator-apiserver/pkg/generated/openapi"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
+	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
 	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 	"sigs.k8s.io/simulator-apiserver/pkg/version"
 )
@@ -48,6 +51,10 @@ type Options struct {
 	Namespace string
 	// MaxNodePoolReplicas bounds nodepool spec.replicas.
 	MaxNodePoolReplicas int32
+	// ExternalServerURL and ExternalServerCAFile say how users reach the host
+	// apiserver, for the kubeconfigs the server hands out.
+	ExternalServerURL    string
+	ExternalServerCAFile string
 
 	StdOut io.Writer
 	StdErr io.Writer
@@ -76,6 +83,8 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	o.RecommendedOptions.AddFlags(flags)
 	flags.StringVar(&o.Namespace, "namespace", o.Namespace, "The server's own namespace in the host cluster, where it keeps its records (default: $POD_NAMESPACE, else "+DefaultNamespace+").")
 	flags.Int32Var(&o.MaxNodePoolReplicas, "max-nodepool-replicas", o.MaxNodePoolReplicas, "Upper bound of a nodepool's spec.replicas.")
+	flags.StringVar(&o.ExternalServerURL, "external-server-url", o.ExternalServerURL, "The host apiserver's URL as users reach it, put in the kubeconfigs of simulators/kubeconfig (default: the URL of each request).")
+	flags.StringVar(&o.ExternalServerCAFile, "external-server-ca-file", o.ExternalServerCAFile, "CA bundle of the host apiserver at --external-server-url (default: the CA of --kubeconfig or of the in-cluster config).")
 
 	_, _ = o.ComponentGlobalsRegistry.ComponentGlobalsOrRegister(basecompatibility.DefaultKubeComponent,
 		basecompatibility.NewEffectiveVersionFromString(baseversion.DefaultKubeBinaryVersion, "", ""), utilfeature.DefaultMutableFeatureGate)
@@ -89,6 +98,11 @@ func (o *Options) Validate() error {
 	errs = append(errs, o.ComponentGlobalsRegistry.Validate()...)
 	if o.Namespace == "" {
 		errs = append(errs, fmt.Errorf("--namespace must not be empty"))
+	}
+	if o.ExternalServerURL != "" {
+		if u, err := url.Parse(o.ExternalServerURL); err != nil || u.Scheme != "https" || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			errs = append(errs, fmt.Errorf("--external-server-url must be https://host[:port], got %q", o.ExternalServerURL))
+		}
 	}
 	if o.MaxNodePoolReplicas < 0 {
 		errs = append(errs, fmt.Errorf("--max-nodepool-replicas must not be negative"))
@@ -128,6 +142,10 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("making the host client: %w", err)
 	}
+	hostCA, err := o.hostCA(hostConfig)
+	if err != nil {
+		return nil, err
+	}
 	hostCache, err := hostcache.New(hostClient, 10*time.Minute)
 	if err != nil {
 		return nil, err
@@ -144,8 +162,32 @@ func (o *Options) Config() (*apiserver.Config, error) {
 			HostClient: hostClient,
 			HostCache:  hostCache,
 			Namespace:  o.Namespace,
+			Kubeconfig: simulator.KubeconfigOptions{
+				ExternalServerURL: strings.TrimSuffix(o.ExternalServerURL, "/"),
+				HostCA:            hostCA,
+			},
 		},
 	}, nil
+}
+
+// hostCA is the CA users verify the host apiserver with: the flag's, else
+// the one sim-apiserver itself trusts for the host.
+func (o *Options) hostCA(host *rest.Config) ([]byte, error) {
+	file := o.ExternalServerCAFile
+	if file == "" {
+		if len(host.CAData) > 0 {
+			return host.CAData, nil
+		}
+		file = host.CAFile
+	}
+	if file == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("reading the host CA: %w", err)
+	}
+	return data, nil
 }
 
 // Run starts the server and blocks until ctx ends.

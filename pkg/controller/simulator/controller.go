@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -50,6 +52,9 @@ type Controller struct {
 	hostCache  *hostcache.Cache
 	services   corelisters.ServiceLister
 	secrets    corelisters.SecretLister
+	accounts   corelisters.ServiceAccountLister
+	roles      rbaclisters.RoleLister
+	bindings   rbaclisters.RoleBindingLister
 	purgeEtcd  EtcdPurger
 	queue      workqueue.TypedRateLimitingInterface[string]
 	retryAfter time.Duration
@@ -69,6 +74,9 @@ func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminf
 		hostCache:  hostCache,
 		services:   hostCache.Factory.Core().V1().Services().Lister(),
 		secrets:    hostCache.Factory.Core().V1().Secrets().Lister(),
+		accounts:   hostCache.Factory.Core().V1().ServiceAccounts().Lister(),
+		roles:      hostCache.Factory.Rbac().V1().Roles().Lister(),
+		bindings:   hostCache.Factory.Rbac().V1().RoleBindings().Lister(),
 		purgeEtcd:  purgeEtcd,
 		retryAfter: time.Second,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
@@ -88,11 +96,7 @@ func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminf
 		UpdateFunc: func(_, obj interface{}) { c.enqueueOwner(obj) },
 		DeleteFunc: c.enqueueOwner,
 	}
-	for _, inf := range []cache.SharedIndexInformer{
-		hostCache.Factory.Core().V1().Pods().Informer(),
-		hostCache.Factory.Core().V1().Services().Informer(),
-		hostCache.Factory.Core().V1().Secrets().Informer(),
-	} {
+	for _, inf := range hostCache.Informers() {
 		if _, err := inf.AddEventHandler(owned); err != nil {
 			return nil, err
 		}
@@ -192,6 +196,9 @@ func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err er
 		return false, err
 	}
 	if err := c.ensureService(ctx, s); err != nil {
+		return false, err
+	}
+	if err := c.ensureProxyAccess(ctx, s); err != nil {
 		return false, err
 	}
 	requeue, err = c.ensurePod(ctx, s)
@@ -391,16 +398,15 @@ func (c *Controller) removeHostObjects(ctx context.Context, namespace, name stri
 	}
 	// Only what the cache holds, which is only what carries our label: a
 	// user's own object that happens to have the name stays.
-	if svc, err := c.services.Services(namespace).Get(sim.SimulatorServiceName(name)); err == nil {
+	for _, o := range c.namedObjects(namespace, name) {
+		obj, err := o.get()
+		if err != nil {
+			continue
+		}
 		found = true
-		errs = append(errs, ignoreNotFound(c.host.CoreV1().Services(namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{
-			Preconditions: &metav1.Preconditions{UID: &svc.UID},
-		})))
-	}
-	if secret, err := c.secrets.Secrets(namespace).Get(sim.SimulatorSecretName(name)); err == nil {
-		found = true
-		errs = append(errs, ignoreNotFound(c.host.CoreV1().Secrets(namespace).Delete(ctx, secret.Name, metav1.DeleteOptions{
-			Preconditions: &metav1.Preconditions{UID: &secret.UID},
+		uid := obj.GetUID()
+		errs = append(errs, ignoreNotFound(o.delete(ctx, obj.GetName(), metav1.DeleteOptions{
+			Preconditions: &metav1.Preconditions{UID: &uid},
 		})))
 	}
 	if found {
@@ -414,4 +420,58 @@ func ignoreNotFound(err error) error {
 		return nil
 	}
 	return err
+}
+
+// namedObject is one host object of a simulator that has a fixed name.
+type namedObject struct {
+	get    func() (metav1.Object, error)
+	delete func(context.Context, string, metav1.DeleteOptions) error
+}
+
+// namedObjects are the Service, Secret, ServiceAccount, Role and RoleBinding
+// of a simulator, read from the cache and deleted through the host.
+func (c *Controller) namedObjects(namespace, name string) []namedObject {
+	core, rbac := c.host.CoreV1(), c.host.RbacV1()
+	account := sim.SimulatorProxyAccountName(name)
+	return []namedObject{
+		{func() (metav1.Object, error) {
+			return c.services.Services(namespace).Get(sim.SimulatorServiceName(name))
+		}, core.Services(namespace).Delete},
+		{func() (metav1.Object, error) { return c.secrets.Secrets(namespace).Get(sim.SimulatorSecretName(name)) }, core.Secrets(namespace).Delete},
+		{func() (metav1.Object, error) { return c.accounts.ServiceAccounts(namespace).Get(account) }, core.ServiceAccounts(namespace).Delete},
+		{func() (metav1.Object, error) { return c.roles.Roles(namespace).Get(account) }, rbac.Roles(namespace).Delete},
+		{func() (metav1.Object, error) { return c.bindings.RoleBindings(namespace).Get(account) }, rbac.RoleBindings(namespace).Delete},
+	}
+}
+
+// ensureProxyAccess keeps the ServiceAccount, Role and RoleBinding of the
+// simulator's kubeconfig tokens.
+func (c *Controller) ensureProxyAccess(ctx context.Context, s *v1alpha1.Simulator) error {
+	sa, role, binding := backing.ProxyAccess(s)
+	if _, err := c.accounts.ServiceAccounts(s.Namespace).Get(sa.Name); apierrors.IsNotFound(err) {
+		if _, err := c.host.CoreV1().ServiceAccounts(s.Namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating ServiceAccount %s: %w", sa.Name, err)
+		}
+	}
+	current, err := c.roles.Roles(s.Namespace).Get(role.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		if _, err := c.host.RbacV1().Roles(s.Namespace).Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating Role %s: %w", role.Name, err)
+		}
+	case err != nil:
+		return err
+	case !equality.Semantic.DeepEqual(current.Rules, role.Rules):
+		updated := current.DeepCopy()
+		updated.Rules = role.Rules
+		if _, err := c.host.RbacV1().Roles(s.Namespace).Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("updating Role %s: %w", role.Name, err)
+		}
+	}
+	if _, err := c.bindings.RoleBindings(s.Namespace).Get(binding.Name); apierrors.IsNotFound(err) {
+		if _, err := c.host.RbacV1().RoleBindings(s.Namespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating RoleBinding %s: %w", binding.Name, err)
+		}
+	}
+	return nil
 }

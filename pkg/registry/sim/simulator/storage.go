@@ -3,10 +3,8 @@ package simulator
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -43,6 +41,10 @@ type Host struct {
 	Access *inner.Access
 	// Authorizer checks the extra verb of upgrade requests.
 	Authorizer authorizer.Authorizer
+	// Tokens mints the tokens of default kubeconfigs.
+	Tokens corev1client.ServiceAccountsGetter
+	// Kubeconfig says how the host is reached from where kubeconfigs are used.
+	Kubeconfig KubeconfigOptions
 }
 
 // NewStorage builds the simulators store over optsGetter's storage.
@@ -71,7 +73,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ho
 	return &Storage{
 		Simulator:  &REST{Store: store, podCheck: podCheck{scheme: scheme, pods: host.PodsClient}},
 		Status:     &StatusREST{store: store},
-		Kubeconfig: &KubeconfigREST{store: store},
+		Kubeconfig: &KubeconfigREST{store: store, access: host.Access, tokens: host.Tokens, opts: host.Kubeconfig},
 		Proxy:      &ProxyREST{store: store, access: host.Access, authorizer: host.Authorizer},
 	}, nil
 }
@@ -128,27 +130,4 @@ func (r *StatusREST) Destroy()            {}
 
 func (r *StatusREST) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
 	return r.store.Get(ctx, name, options)
-}
-
-// KubeconfigREST serves simulators/kubeconfig.
-type KubeconfigREST struct {
-	store *genericregistry.Store
-}
-
-var _ rest.Connecter = &KubeconfigREST{}
-
-func (r *KubeconfigREST) New() runtime.Object { return &sim.SimulatorKubeconfigOptions{} }
-func (r *KubeconfigREST) Destroy()            {}
-
-func (r *KubeconfigREST) ConnectMethods() []string { return []string{http.MethodGet} }
-
-func (r *KubeconfigREST) NewConnectOptions() (runtime.Object, bool, string) {
-	return &sim.SimulatorKubeconfigOptions{}, false, ""
-}
-
-func (r *KubeconfigREST) Connect(ctx context.Context, name string, _ runtime.Object, _ rest.Responder) (http.Handler, error) {
-	if _, err := r.store.Get(ctx, name, &metav1.GetOptions{}); err != nil {
-		return nil, err
-	}
-	return nil, apierrors.NewServiceUnavailable("simulators/kubeconfig is not implemented yet")
 }

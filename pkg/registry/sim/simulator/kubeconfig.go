@@ -1,0 +1,178 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/authentication/user"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/inner"
+	"sigs.k8s.io/simulator-apiserver/pkg/pki"
+)
+
+// Bounds of ?expirationSeconds=. The host refuses tokens shorter than 10 minutes.
+const (
+	DefaultKubeconfigExpiration = time.Hour
+	MinKubeconfigExpiration     = 10 * time.Minute
+	MaxKubeconfigExpiration     = 24 * time.Hour
+)
+
+// KubeconfigOptions say how users reach the host.
+type KubeconfigOptions struct {
+	// ExternalServerURL is the host apiserver's URL for users; empty means the
+	// scheme and host of the request.
+	ExternalServerURL string
+	// HostCA verifies the host apiserver's serving certificate.
+	HostCA []byte
+}
+
+// KubeconfigREST serves simulators/kubeconfig: a kubeconfig that kubectl can
+// use as it is.
+type KubeconfigREST struct {
+	store  *genericregistry.Store
+	access *inner.Access
+	tokens corev1client.ServiceAccountsGetter
+	opts   KubeconfigOptions
+}
+
+var _ rest.Connecter = &KubeconfigREST{}
+
+func (r *KubeconfigREST) New() runtime.Object { return &sim.SimulatorKubeconfigOptions{} }
+func (r *KubeconfigREST) Destroy()            {}
+
+func (r *KubeconfigREST) ConnectMethods() []string { return []string{http.MethodGet} }
+
+func (r *KubeconfigREST) NewConnectOptions() (runtime.Object, bool, string) {
+	return &sim.SimulatorKubeconfigOptions{}, false, ""
+}
+
+func (r *KubeconfigREST) Connect(ctx context.Context, name string, opts runtime.Object, responder rest.Responder) (http.Handler, error) {
+	o, ok := opts.(*sim.SimulatorKubeconfigOptions)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid options object: %T", opts))
+	}
+	expiration, err := kubeconfigExpiration(o.ExpirationSeconds)
+	if err != nil {
+		return nil, err
+	}
+	caller, ok := genericapirequest.UserFrom(ctx)
+	if !ok {
+		return nil, apierrors.NewUnauthorized("no user in the request")
+	}
+	obj, err := r.store.Get(ctx, name, &metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	s := obj.(*sim.Simulator)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var cfg *clientcmdapi.Config
+		var err error
+		switch o.Mode {
+		case "", sim.KubeconfigModeProxy:
+			cfg, err = r.proxyKubeconfig(req, s, expiration)
+		case sim.KubeconfigModeDirect:
+			cfg, err = r.directKubeconfig(s, caller, expiration)
+		default:
+			err = apierrors.NewBadRequest(fmt.Sprintf("mode %q is not one of %q, %q", o.Mode, sim.KubeconfigModeProxy, sim.KubeconfigModeDirect))
+		}
+		if err != nil {
+			responder.Error(err)
+			return
+		}
+		data, err := clientcmd.Write(*cfg)
+		if err != nil {
+			responder.Error(apierrors.NewInternalError(err))
+			return
+		}
+		w.Header().Set("Content-Type", "application/yaml")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write(data)
+	}), nil
+}
+
+func kubeconfigExpiration(seconds *int64) (time.Duration, error) {
+	if seconds == nil {
+		return DefaultKubeconfigExpiration, nil
+	}
+	d := time.Duration(*seconds) * time.Second
+	if d < MinKubeconfigExpiration || d > MaxKubeconfigExpiration {
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("expirationSeconds must be between %d and %d", int64(MinKubeconfigExpiration.Seconds()), int64(MaxKubeconfigExpiration.Seconds())))
+	}
+	return d, nil
+}
+
+// proxyKubeconfig points at the host's proxy of this simulator with a token
+// that may use that proxy and nothing else.
+func (r *KubeconfigREST) proxyKubeconfig(req *http.Request, s *sim.Simulator, expiration time.Duration) (*clientcmdapi.Config, error) {
+	server := r.opts.ExternalServerURL
+	if server == "" {
+		// Through the aggregator the request keeps the Host the user called.
+		server = (&url.URL{Scheme: "https", Host: req.Host}).String()
+	}
+	server += fmt.Sprintf("/apis/%s/v1alpha1/namespaces/%s/simulators/%s/proxy", sim.GroupName, s.Namespace, s.Name)
+	seconds := int64(expiration.Seconds())
+	account := sim.SimulatorProxyAccountName(s.Name)
+	token, err := r.tokens.ServiceAccounts(s.Namespace).CreateToken(req.Context(), account, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds},
+	}, metav1.CreateOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("the ServiceAccount %s of simulator %s is not there yet; retry", account, s.Name))
+	}
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("requesting a token for %s: %w", account, err))
+	}
+	return kubeconfig(s, &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: r.opts.HostCA},
+		&clientcmdapi.AuthInfo{Token: token.Status.Token}), nil
+}
+
+// directKubeconfig points at the inner apiserver (the Pod's IP) with a client
+// certificate for the caller, signed by the simulator's CA.
+func (r *KubeconfigREST) directKubeconfig(s *sim.Simulator, caller user.Info, expiration time.Duration) (*clientcmdapi.Config, error) {
+	if s.Status.Phase != sim.SimulatorAvailable {
+		return nil, unavailable(s)
+	}
+	target := inner.Target{Namespace: s.Namespace, Name: s.Name, Generation: s.Generation, Port: s.Spec.KubeAPIServerPort}
+	server, err := r.access.URL(target)
+	if err != nil {
+		return nil, apierrors.NewServiceUnavailable(err.Error())
+	}
+	creds, err := r.access.Credentials(target)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	ca, err := pki.LoadCA(creds.CACert, creds.CAKey)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	cert, err := ca.IssueClient(caller.GetName(), caller.GetGroups(), expiration)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return kubeconfig(s,
+		&clientcmdapi.Cluster{Server: server.String(), CertificateAuthorityData: creds.CACert, TLSServerName: creds.ServerName},
+		&clientcmdapi.AuthInfo{ClientCertificateData: cert.CertPEM, ClientKeyData: cert.KeyPEM}), nil
+}
+
+func kubeconfig(s *sim.Simulator, cluster *clientcmdapi.Cluster, auth *clientcmdapi.AuthInfo) *clientcmdapi.Config {
+	name := "simulator-" + s.Namespace + "-" + s.Name
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[name] = cluster
+	cfg.AuthInfos[name] = auth
+	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name, Namespace: "default"}
+	cfg.CurrentContext = name
+	return cfg
+}
