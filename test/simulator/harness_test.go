@@ -1,0 +1,583 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package simulator_test
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
+)
+
+// Binaries of `make tools` the simulator runs, and etcd for the test.
+var toolBinaries = []string{"etcd", "kube-apiserver", "kube-scheduler", "kwok"}
+
+var (
+	buildOnce    sync.Once
+	buildDir     string
+	simulatorBin string
+	buildErr     error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// repoRoot is the directory of go.mod.
+func repoRoot(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// binDir returns _output/bin, skipping the test (failing it in CI) when a
+// binary is missing.
+func binDir(tb testing.TB) string {
+	tb.Helper()
+	dir := filepath.Join(repoRoot(tb), "_output", "bin")
+	for _, b := range toolBinaries {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+			if os.Getenv("CI") == "true" {
+				tb.Fatalf("%s is missing: run make tools", filepath.Join(dir, b))
+			}
+			tb.Skip("run make tools")
+		}
+	}
+	return dir
+}
+
+// buildSimulator builds cmd/simulator once per test binary.
+func buildSimulator(tb testing.TB) string {
+	tb.Helper()
+	buildOnce.Do(func() {
+		if buildDir, buildErr = os.MkdirTemp("", "simulator-test-bin-"); buildErr != nil {
+			return
+		}
+		simulatorBin = filepath.Join(buildDir, "simulator")
+		cmd := exec.Command("go", "build", "-o", simulatorBin, "./cmd/simulator")
+		cmd.Dir = repoRoot(tb)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/simulator: %w\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		tb.Fatal(buildErr)
+	}
+	return simulatorBin
+}
+
+// freePorts returns n distinct free loopback ports.
+func freePorts(tb testing.TB, n int) []int {
+	tb.Helper()
+	var ports []int
+	var listeners []net.Listener
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	for _, l := range listeners {
+		_ = l.Close()
+	}
+	return ports
+}
+
+// proc is a process started by the test and stopped at cleanup.
+type proc struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{}
+	waitErr error
+}
+
+func startProc(tb testing.TB, name, logDir string, env []string, bin string, args ...string) *proc {
+	tb.Helper()
+	logPath := filepath.Join(logDir, name+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		tb.Fatalf("starting %s: %v", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		_ = logFile.Close()
+		close(p.done)
+	}()
+	tb.Cleanup(func() {
+		p.stop(tb, 20*time.Second)
+		if tb.Failed() {
+			tb.Logf("last lines of %s:\n%s", logPath, p.tail(150))
+		}
+	})
+	return p
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop sends SIGTERM, then SIGKILL after timeout, and waits.
+func (p *proc) stop(tb testing.TB, timeout time.Duration) {
+	if p.exited() {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		tb.Errorf("%s did not stop within %v of SIGTERM; killing it", p.name, timeout)
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func (p *proc) tail(n int) string {
+	data, _ := os.ReadFile(p.logPath)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// startEtcd runs a throwaway etcd on loopback and returns its client URL.
+func startEtcd(tb testing.TB, bins, dir string) string {
+	tb.Helper()
+	ports := freePorts(tb, 2)
+	client := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	peer := fmt.Sprintf("http://127.0.0.1:%d", ports[1])
+	p := startProc(tb, "etcd", dir, nil, filepath.Join(bins, "etcd"),
+		"--name=etcd", "--data-dir="+filepath.Join(dir, "etcd-data"),
+		"--listen-client-urls="+client, "--advertise-client-urls="+client,
+		"--listen-peer-urls="+peer, "--initial-advertise-peer-urls="+peer,
+		"--initial-cluster=etcd="+peer, "--unsafe-no-fsync=true", "--log-level=warn",
+	)
+	waitFor(tb, 30*time.Second, "etcd to be healthy", func() (bool, error) {
+		if p.exited() {
+			return false, fmt.Errorf("etcd exited: %v\n%s", p.waitErr, p.tail(30))
+		}
+		resp, err := http.Get(client + "/health")
+		if err != nil {
+			return false, nil
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK && bytes.Contains(body, []byte(`"health":"true"`)), nil
+	})
+	return client
+}
+
+// waitFor polls cond every 50ms until it is true, returns an error, or
+// timeout passes.
+func waitFor(tb testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := cond()
+		if err != nil {
+			tb.Fatalf("waiting for %s: %v", what, err)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// credentials are the files of a simulator's credentials directory.
+type credentials struct {
+	dir                        string
+	caPEM, adminCert, adminKey []byte
+}
+
+// writeCredentials makes a CA, a serving certificate for 127.0.0.1, an
+// admin client certificate (CN=sim-admin, O=system:masters) and a
+// service-account key pair, the files the reconciler's Secret holds.
+func writeCredentials(tb testing.TB, dir string) credentials {
+	tb.Helper()
+	caKey := newKey(tb)
+	caCert, err := cert.NewSelfSignedCACert(cert.Config{CommonName: "simulator-test-ca"}, caKey)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sign := func(tmpl *x509.Certificate) ([]byte, []byte) {
+		key := newKey(tb)
+		serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tmpl.SerialNumber = serial
+		tmpl.NotBefore = time.Now().Add(-time.Minute)
+		tmpl.NotAfter = time.Now().Add(24 * time.Hour)
+		tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, key.Public(), caKey)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return pem.EncodeToMemory(&pem.Block{Type: cert.CertificateBlockType, Bytes: der}), marshalKey(tb, key)
+	}
+	servingCert, servingKey := sign(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: "kube-apiserver"},
+		DNSNames:    []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	})
+	adminCert, adminKey := sign(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: "sim-admin", Organization: []string{"system:masters"}},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+	saKey := newKey(tb)
+	saPub, err := x509.MarshalPKIXPublicKey(saKey.Public())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: cert.CertificateBlockType, Bytes: caCert.Raw})
+	files := map[string][]byte{
+		"ca.crt": caPEM, "ca.key": marshalKey(tb, caKey),
+		"apiserver.crt": servingCert, "apiserver.key": servingKey,
+		"admin.crt": adminCert, "admin.key": adminKey,
+		"sa.key": marshalKey(tb, saKey), "sa.pub": pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPub}),
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o400); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return credentials{dir: dir, caPEM: caPEM, adminCert: adminCert, adminKey: adminKey}
+}
+
+func newKey(tb testing.TB) *ecdsa.PrivateKey {
+	tb.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return key
+}
+
+func marshalKey(tb testing.TB, key crypto.PrivateKey) []byte {
+	tb.Helper()
+	data, err := keyutil.MarshalPrivateKeyToPEM(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+// simulator is a running cmd/simulator.
+type simulator struct {
+	*proc
+	dir       string
+	dataDir   string
+	apiURL    string
+	serverURL string
+	creds     credentials
+	started   time.Time
+}
+
+// startSimulator runs cmd/simulator against etcdURL with fresh credentials
+// and free loopback ports.
+func startSimulator(tb testing.TB, bins, etcdURL, etcdPrefix string, extraEnv ...string) *simulator {
+	tb.Helper()
+	bin := buildSimulator(tb)
+	dir := tb.TempDir()
+	creds := writeCredentials(tb, filepath.Join(dir, "credentials"))
+	ports := freePorts(tb, 4)
+	s := &simulator{
+		dir:       dir,
+		dataDir:   filepath.Join(dir, "data"),
+		apiURL:    fmt.Sprintf("https://127.0.0.1:%d", ports[0]),
+		serverURL: fmt.Sprintf("http://127.0.0.1:%d", ports[1]),
+		creds:     creds,
+	}
+	env := append([]string{
+		"KUBE_API_PORT=" + strconv.Itoa(ports[0]),
+		"PORT=" + strconv.Itoa(ports[1]),
+		"SIMULATOR_SCHEDULER_PORT=" + strconv.Itoa(ports[2]),
+		"SIMULATOR_KWOK_PORT=" + strconv.Itoa(ports[3]),
+		"KUBE_SCHEDULER_SIMULATOR_ETCD_URL=" + etcdURL,
+		"SIMULATOR_ETCD_PREFIX=" + etcdPrefix,
+		"SIMULATOR_CREDENTIALS_DIR=" + creds.dir,
+		"SIMULATOR_BIN_DIR=" + bins,
+		"SIMULATOR_DATA_DIR=" + s.dataDir,
+		"SIMULATOR_BIND_ADDRESS=127.0.0.1",
+		"CORS_ALLOWED_ORIGIN_LIST=http://localhost:3000",
+	}, extraEnv...)
+	s.started = time.Now()
+	s.proc = startProc(tb, "simulator", dir, env, bin)
+	return s
+}
+
+// get does a request to the simulator server.
+func (s *simulator) do(tb testing.TB, method, path, body string) (int, string) {
+	tb.Helper()
+	req, err := http.NewRequest(method, s.serverURL+path, strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	client := &http.Client{Timeout: 60 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data)
+}
+
+// readyzStatus is the status of GET /readyz, 0 if the server does not
+// answer.
+func (s *simulator) readyzStatus() int {
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(s.serverURL + "/readyz")
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// waitReady waits for /readyz to answer 200 and returns how long after
+// the simulator's start it did.
+func (s *simulator) waitReady(tb testing.TB, timeout time.Duration) time.Duration {
+	tb.Helper()
+	waitFor(tb, timeout, "the simulator's /readyz", func() (bool, error) {
+		if s.exited() {
+			return false, fmt.Errorf("simulator exited: %v", s.waitErr)
+		}
+		return s.readyzStatus() == http.StatusOK, nil
+	})
+	return time.Since(s.started)
+}
+
+type processStatus struct {
+	Name   string `json:"name"`
+	PID    int    `json:"pid"`
+	Starts int    `json:"starts"`
+}
+
+func (s *simulator) processes(tb testing.TB) map[string]processStatus {
+	tb.Helper()
+	status, body := s.do(tb, http.MethodGet, "/debug/processes", "")
+	if status != http.StatusOK {
+		tb.Fatalf("GET /debug/processes = %d %s", status, body)
+	}
+	var list []processStatus
+	if err := json.Unmarshal([]byte(body), &list); err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]processStatus{}
+	for _, p := range list {
+		out[p.Name] = p
+	}
+	return out
+}
+
+// restConfig is an admin client config for the inner kube-apiserver.
+func (s *simulator) restConfig() *rest.Config {
+	return &rest.Config{
+		Host: s.apiURL,
+		TLSClientConfig: rest.TLSClientConfig{
+			CAData: s.creds.caPEM, CertData: s.creds.adminCert, KeyData: s.creds.adminKey,
+		},
+		QPS: 100, Burst: 200,
+	}
+}
+
+func (s *simulator) client(tb testing.TB) kubernetes.Interface {
+	tb.Helper()
+	c, err := kubernetes.NewForConfig(s.restConfig())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// anonymousStatus GETs path from the inner kube-apiserver without a client
+// certificate.
+func (s *simulator) anonymousStatus(tb testing.TB, path string) int {
+	tb.Helper()
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(s.creds.caPEM)
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	resp, err := client.Get(s.apiURL + path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// procStat reads state, ppid and RSS (KiB) of a live process.
+func procStat(pid int) (state string, ppid int, rssKiB int, err error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "", 0, 0, err
+	}
+	s := string(stat)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 2 {
+		return "", 0, 0, errors.New("short stat")
+	}
+	ppid, _ = strconv.Atoi(fields[1])
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "", 0, 0, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			rssKiB, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+		}
+	}
+	return fields[0], ppid, rssKiB, nil
+}
+
+// alive reports whether pid is a live (not zombie) process.
+func alive(pid int) bool {
+	state, _, _, err := procStat(pid)
+	return err == nil && state != "Z"
+}
+
+// treeRSS sums the RSS of root and its descendants, by command name.
+func treeRSS(tb testing.TB, root int) (total int, byName map[string]int) {
+	tb.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	parent := map[int]int{}
+	rss := map[int]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if _, ppid, r, err := procStat(pid); err == nil {
+			parent[pid], rss[pid] = ppid, r
+		}
+	}
+	byName = map[string]int{}
+	for pid := range rss {
+		for p := pid; p != 0; p = parent[p] {
+			if p == root {
+				comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+				byName[strings.TrimSpace(string(comm))] += rss[pid]
+				total += rss[pid]
+				break
+			}
+			if _, ok := parent[p]; !ok {
+				break
+			}
+		}
+	}
+	return total, byName
+}
+
+// processesMentioning lists live processes whose command line contains s.
+func processesMentioning(tb testing.TB, s string) []string {
+	tb.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || !bytes.Contains(cmdline, []byte(s)) || !alive(pid) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+	}
+	return out
+}
+
+func ctxWithTimeout(tb testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	tb.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,418 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package simulator_test runs cmd/simulator as a process against a real
+// etcd, with the pinned kube-apiserver, kube-scheduler and kwok of
+// `make tools`, and checks the KEP-159 contract end to end.
+package simulator_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+const schedulerConfigPath = "/api/v1/schedulerconfiguration"
+
+func fakeNode(name string) *corev1.Node {
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("8"),
+		corev1.ResourceMemory: resource.MustParse("32Gi"),
+		corev1.ResourcePods:   resource.MustParse("110"),
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"},
+			Labels:      map[string]string{"type": "kwok", "kubernetes.io/hostname": name},
+		},
+		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
+	}
+}
+
+func testPod(namespace, name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "app", Image: "registry.k8s.io/pause:3.10",
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}},
+		}}},
+	}
+}
+
+func waitNodeReady(t *testing.T, c kubernetes.Interface, name string) {
+	t.Helper()
+	ctx := ctxWithTimeout(t, time.Minute)
+	waitFor(t, time.Minute, "node "+name+" to be Ready", func() (bool, error) {
+		node, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, cond := range node.Status.Conditions {
+			if cond.Type == corev1.NodeReady {
+				return cond.Status == corev1.ConditionTrue, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// waitPodRunning waits for the pod to be bound to node and Running.
+func waitPodRunning(t *testing.T, c kubernetes.Interface, namespace, name, node string) {
+	t.Helper()
+	ctx := ctxWithTimeout(t, time.Minute)
+	var last *corev1.Pod
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		pod, err := c.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			last = pod
+			if pod.Spec.NodeName != "" && pod.Spec.NodeName != node {
+				t.Fatalf("pod %s/%s bound to %q, want %q", namespace, name, pod.Spec.NodeName, node)
+			}
+			if pod.Spec.NodeName == node && pod.Status.Phase == corev1.PodRunning {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("pod %s/%s not Running on %s in time; last seen: node=%q phase=%q conditions=%v",
+		namespace, name, node, last.Spec.NodeName, last.Status.Phase, last.Status.Conditions)
+}
+
+// objectRef names an object for the reset checks.
+type objectRef struct{ kind, namespace, name string }
+
+// systemObjects lists what the control plane made for itself in the kinds
+// reset touches; reset must leave all of it.
+func systemObjects(t *testing.T, c kubernetes.Interface) map[objectRef]bool {
+	t.Helper()
+	ctx := ctxWithTimeout(t, time.Minute)
+	out := map[objectRef]bool{}
+	add := func(kind string, err error, items ...metav1.Object) {
+		if err != nil {
+			t.Fatalf("listing %s: %v", kind, err)
+		}
+		for _, o := range items {
+			out[objectRef{kind, o.GetNamespace(), o.GetName()}] = true
+		}
+	}
+	ns, err := c.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	add("namespace", err, metas(ns.Items)...)
+	cms, err := c.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{})
+	add("configmap", err, metas(cms.Items)...)
+	svcs, err := c.CoreV1().Services("").List(ctx, metav1.ListOptions{})
+	add("service", err, metas(svcs.Items)...)
+	roles, err := c.RbacV1().Roles("").List(ctx, metav1.ListOptions{})
+	add("role", err, metas(roles.Items)...)
+	bindings, err := c.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{})
+	add("rolebinding", err, metas(bindings.Items)...)
+	leases, err := c.CoordinationV1().Leases("").List(ctx, metav1.ListOptions{})
+	add("lease", err, metas(leases.Items)...)
+	pcs, err := c.SchedulingV1().PriorityClasses().List(ctx, metav1.ListOptions{})
+	add("priorityclass", err, metas(pcs.Items)...)
+	slices, err := c.DiscoveryV1().EndpointSlices("").List(ctx, metav1.ListOptions{})
+	add("endpointslice", err, metas(slices.Items)...)
+	return out
+}
+
+func metas[T any, PT interface {
+	*T
+	metav1.Object
+}](items []T) []metav1.Object {
+	out := make([]metav1.Object, 0, len(items))
+	for i := range items {
+		out = append(out, PT(&items[i]))
+	}
+	return out
+}
+
+func TestSimulator(t *testing.T) {
+	bins := binDir(t)
+	etcd := startEtcd(t, bins, t.TempDir())
+	sim := startSimulator(t, bins, etcd, "/simulators/test/sim/uid-1")
+
+	took := sim.waitReady(t, 2*time.Minute)
+	t.Logf("simulator ready %v after start", took.Round(time.Millisecond))
+	c := sim.client(t)
+	ctx := ctxWithTimeout(t, 10*time.Minute)
+
+	step := func(name string, f func(t *testing.T)) {
+		if !t.Run(name, f) {
+			t.FailNow()
+		}
+	}
+
+	step("inner apiserver answers the admin certificate", func(t *testing.T) {
+		v, err := c.Discovery().ServerVersion()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.GitVersion != "v1.37.2" {
+			t.Errorf("version %s, want v1.37.2", v.GitVersion)
+		}
+		review, err := c.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := review.Status.UserInfo; u.Username != "sim-admin" || !contains(u.Groups, "system:masters") {
+			t.Errorf("authenticated as %q %v, want sim-admin in system:masters", u.Username, u.Groups)
+		}
+		if status := sim.anonymousStatus(t, "/api/v1/namespaces"); status != http.StatusForbidden && status != http.StatusUnauthorized {
+			t.Errorf("anonymous list of namespaces = %d, want 401 or 403 (RBAC)", status)
+		}
+	})
+
+	system := systemObjects(t, c)
+
+	step("a fake node becomes Ready and a pod runs on it", func(t *testing.T) {
+		if _, err := c.CoreV1().Nodes().Create(ctx, fakeNode("fake-0"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitNodeReady(t, c, "fake-0")
+		if _, err := c.CoreV1().Pods("default").Create(ctx, testPod("default", "web"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitPodRunning(t, c, "default", "web", "fake-0")
+		total, byName := treeRSS(t, sim.cmd.Process.Pid)
+		t.Logf("RSS of the simulator process tree with 1 node and 1 pod: %d MiB %v (KiB)", total/1024, byName)
+	})
+
+	step("a refused scheduler configuration keeps the scheduler running", func(t *testing.T) {
+		before := sim.processes(t)["kube-scheduler"]
+		_, effectiveBefore := sim.do(t, http.MethodGet, schedulerConfigPath, "")
+		for _, tc := range []struct{ body, reason string }{
+			{"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 200\n", "percentageOfNodesToScore"},
+			{`{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","profiles":[{"schedulerName":"default-scheduler","plugins":{"filter":{"enabled":[{"name":"NoSuchPlugin"}]}}}]}`, "NoSuchPlugin"},
+			{"kind: Pod\n", "apiVersion must be"},
+		} {
+			status, body := sim.do(t, http.MethodPut, schedulerConfigPath, tc.body)
+			if status != http.StatusBadRequest || !strings.Contains(body, tc.reason) {
+				t.Errorf("PUT %q = %d %s, want 400 naming %q", tc.body, status, body, tc.reason)
+			}
+		}
+		if after := sim.processes(t)["kube-scheduler"]; after.PID != before.PID || after.Starts != before.Starts {
+			t.Errorf("kube-scheduler changed from %+v to %+v after refused configurations", before, after)
+		}
+		if status := sim.readyzStatus(); status != http.StatusOK {
+			t.Errorf("readyz = %d after refused configurations", status)
+		}
+		if _, effectiveAfter := sim.do(t, http.MethodGet, schedulerConfigPath, ""); effectiveAfter != effectiveBefore {
+			t.Error("the configuration in effect changed after refused configurations")
+		}
+	})
+
+	step("an accepted scheduler configuration restarts the scheduler with it", func(t *testing.T) {
+		before := sim.processes(t)["kube-scheduler"]
+		status, body := sim.do(t, http.MethodPut, schedulerConfigPath, `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+percentageOfNodesToScore: 50
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      disabled:
+      - name: ImageLocality
+`)
+		if status != http.StatusOK {
+			t.Fatalf("PUT = %d %s", status, body)
+		}
+		var effective struct {
+			PercentageOfNodesToScore int `json:"percentageOfNodesToScore"`
+			LeaderElection           struct {
+				LeaderElect bool `json:"leaderElect"`
+			} `json:"leaderElection"`
+		}
+		if err := json.Unmarshal([]byte(body), &effective); err != nil {
+			t.Fatalf("PUT answered %s: %v", body, err)
+		}
+		if effective.PercentageOfNodesToScore != 50 || effective.LeaderElection.LeaderElect {
+			t.Errorf("PUT answered %+v, want percentageOfNodesToScore 50 and no leader election", effective)
+		}
+		waitFor(t, 30*time.Second, "a new kube-scheduler", func() (bool, error) {
+			after := sim.processes(t)["kube-scheduler"]
+			return after.PID != 0 && after.PID != before.PID && after.Starts == before.Starts+1, nil
+		})
+		waitFor(t, 30*time.Second, "readyz after the restart", func() (bool, error) { return sim.readyzStatus() == http.StatusOK, nil })
+		if _, got := sim.do(t, http.MethodGet, schedulerConfigPath, ""); got != body {
+			t.Errorf("GET answered another configuration than PUT:\n%s\n%s", got, body)
+		}
+		if _, err := c.CoreV1().Pods("default").Create(ctx, testPod("default", "after-restart"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitPodRunning(t, c, "default", "after-restart", "fake-0")
+	})
+
+	step("reset removes user objects and keeps the system's", func(t *testing.T) {
+		mustCreate := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, metav1.CreateOptions{})
+		mustCreate(err)
+		_, err = c.CoreV1().ConfigMaps("team-a").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings"}}, metav1.CreateOptions{})
+		mustCreate(err)
+		_, err = c.CoreV1().Pods("team-a").Create(ctx, testPod("team-a", "worker"), metav1.CreateOptions{})
+		mustCreate(err)
+		_, err = c.CoreV1().ConfigMaps("kube-system").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "user-config", Finalizers: []string{"example.com/hold"}}}, metav1.CreateOptions{})
+		mustCreate(err)
+		_, err = c.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "user-high"}, Value: 1000}, metav1.CreateOptions{})
+		mustCreate(err)
+		_, err = c.StorageV1().StorageClasses().Create(ctx, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "fast"}, Provisioner: "example.com/fast"}, metav1.CreateOptions{})
+		mustCreate(err)
+		_, err = c.CoreV1().PersistentVolumes().Create(ctx, &corev1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: "pv-1"},
+			Spec: corev1.PersistentVolumeSpec{
+				Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+				AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp/pv-1"}},
+			},
+		}, metav1.CreateOptions{})
+		mustCreate(err)
+		_, err = c.CoreV1().PersistentVolumeClaims("team-a").Create(ctx, &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: "data"},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+			},
+		}, metav1.CreateOptions{})
+		mustCreate(err)
+		waitPodRunning(t, c, "team-a", "worker", "fake-0")
+
+		status, body := sim.do(t, http.MethodPut, "/api/v1/reset", "")
+		if status != http.StatusOK {
+			t.Fatalf("reset = %d %s", status, body)
+		}
+		t.Logf("reset answered %s", body)
+
+		nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil || len(nodes.Items) != 0 {
+			t.Errorf("nodes after reset: %d (%v), want none", len(nodes.Items), err)
+		}
+		pods, err := c.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+		if err != nil || len(pods.Items) != 0 {
+			t.Errorf("pods after reset: %d (%v), want none", len(pods.Items), err)
+		}
+		gone := map[string]error{}
+		_, gone["namespace team-a"] = c.CoreV1().Namespaces().Get(ctx, "team-a", metav1.GetOptions{})
+		_, gone["configmap kube-system/user-config"] = c.CoreV1().ConfigMaps("kube-system").Get(ctx, "user-config", metav1.GetOptions{})
+		_, gone["priorityclass user-high"] = c.SchedulingV1().PriorityClasses().Get(ctx, "user-high", metav1.GetOptions{})
+		_, gone["storageclass fast"] = c.StorageV1().StorageClasses().Get(ctx, "fast", metav1.GetOptions{})
+		_, gone["persistentvolume pv-1"] = c.CoreV1().PersistentVolumes().Get(ctx, "pv-1", metav1.GetOptions{})
+		_, gone["pvc team-a/data"] = c.CoreV1().PersistentVolumeClaims("team-a").Get(ctx, "data", metav1.GetOptions{})
+		for what, err := range gone {
+			if !apierrors.IsNotFound(err) {
+				t.Errorf("%s after reset: %v, want NotFound", what, err)
+			}
+		}
+		after := systemObjects(t, c)
+		for ref := range system {
+			if !after[ref] {
+				t.Errorf("reset removed system object %+v", ref)
+			}
+		}
+		for ref := range after {
+			if !system[ref] {
+				t.Errorf("after reset, %+v is there that was not before", ref)
+			}
+		}
+		// The cluster still works.
+		if _, err := c.CoreV1().Nodes().Create(ctx, fakeNode("fake-1"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitNodeReady(t, c, "fake-1")
+	})
+
+	step("a killed kube-apiserver is restarted", func(t *testing.T) {
+		before := sim.processes(t)["kube-apiserver"]
+		if before.PID == 0 {
+			t.Fatal("no kube-apiserver PID")
+		}
+		if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 10*time.Second, "readyz to fail", func() (bool, error) { return sim.readyzStatus() != http.StatusOK, nil })
+		start := time.Now()
+		waitFor(t, 90*time.Second, "readyz to pass again", func() (bool, error) { return sim.readyzStatus() == http.StatusOK, nil })
+		t.Logf("ready again %v after readyz failed", time.Since(start).Round(time.Millisecond))
+		after := sim.processes(t)["kube-apiserver"]
+		if after.PID == before.PID || after.Starts != before.Starts+1 {
+			t.Errorf("kube-apiserver went from %+v to %+v, want one restart", before, after)
+		}
+		if _, err := c.CoreV1().Nodes().Get(ctx, "fake-1", metav1.GetOptions{}); err != nil {
+			t.Errorf("the data did not survive the restart: %v", err)
+		}
+	})
+
+	step("SIGTERM stops everything and exits 0", func(t *testing.T) {
+		children := sim.processes(t)
+		if err := sim.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-sim.done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("simulator did not exit within 30s of SIGTERM")
+		}
+		if sim.waitErr != nil {
+			var exitErr interface{ ExitCode() int }
+			if errors.As(sim.waitErr, &exitErr) {
+				t.Errorf("simulator exited with code %d, want 0", exitErr.ExitCode())
+			} else {
+				t.Errorf("simulator: %v", sim.waitErr)
+			}
+		}
+		for name, p := range children {
+			if p.PID != 0 && alive(p.PID) {
+				t.Errorf("%s (pid %d) still alive after the simulator exited", name, p.PID)
+			}
+		}
+		if left := processesMentioning(t, sim.dir); len(left) > 0 {
+			t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
+		}
+		if !strings.Contains(sim.tail(20), "Stopped") {
+			t.Errorf("no clean stop in the log:\n%s", sim.tail(20))
+		}
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// String helps failure messages.
+func (r objectRef) String() string { return fmt.Sprintf("%s %s/%s", r.kind, r.namespace, r.name) }
