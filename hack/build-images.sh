@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Copyright 2026 The Kubernetes Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# Builds the project's images without a Docker engine, FROM scratch with
+# buildah (vfs storage, so no overlay or fuse is needed), as docker-archive
+# tarballs in OUT_DIR that `ctr images import` and `docker load` read:
+#
+#   simulator.tar      sim.x-k8s.io/simulator:VERSION: simulator (entrypoint),
+#                      kube-apiserver, kube-scheduler, kwok and etcd in
+#                      /usr/local/bin (on PATH); empty /tmp and /var/lib/etcd.
+#                      A simulator Pod's etcd container runs it with command etcd.
+#   sim-apiserver.tar  sim.x-k8s.io/sim-apiserver:VERSION, runs as 65532.
+#   pause.tar          sim.x-k8s.io/pause:PAUSE_TAG, the node's sandbox image.
+#
+# VERSION defaults to what the Makefile stamps into the binaries, so that
+# sim-apiserver's default simulator image (pkg/version) is the one built here.
+# The kube binaries come from BIN_DIR (`make tools`); simulator, sim-apiserver
+# and pause are built static from this tree into OUT_DIR/bin.
+#
+# An image is rebuilt only when its inputs (binaries, VERSION, this script)
+# changed: their sha256 is kept next to the tarball in <image>.tar.stamp.
+#
+# Environment:
+#   VERSION   image tag and pkg/version.Version (default: git describe, as the Makefile)
+#   IMAGES    images to build (default: "pause simulator sim-apiserver")
+#   BIN_DIR   the kube binaries (default _output/bin)
+#   OUT_DIR   tarballs, binaries, stamps (default _output/images)
+#   FORCE     "true" to rebuild unconditionally
+# Prints the tarball of each image, one per line, on stdout; progress on stderr.
+
+set -o errexit
+set -o nounset
+set -o pipefail
+
+SCRIPT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
+REPO_ROOT="$(cd "$(dirname "${SCRIPT}")/.." && pwd)"
+cd "${REPO_ROOT}"
+
+VERSION="${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)}"
+IMAGES="${IMAGES:-pause simulator sim-apiserver}"
+BIN_DIR="${BIN_DIR:-_output/bin}"
+OUT_DIR="${OUT_DIR:-_output/images}"
+FORCE="${FORCE:-false}"
+IMAGE_REPO="sim.x-k8s.io"
+PAUSE_TAG="1.0"
+MODULE="sigs.k8s.io/simulator-apiserver"
+
+log() { echo "$*" >&2; }
+
+hack/node/install-deps.sh >&2
+mkdir -p "${OUT_DIR}/bin"
+OUT_DIR="$(cd "${OUT_DIR}" && pwd)"
+BIN_DIR="$(cd "${BIN_DIR}" && pwd)"
+
+# go_build PACKAGE NAME [LDFLAGS]: a static binary in OUT_DIR/bin. go build
+# leaves an up-to-date output alone, so an unchanged tree costs no link.
+go_build() {
+  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w ${3:-}" -o "${OUT_DIR}/bin/$2" "$1"
+}
+VERSION_LDFLAGS="-X ${MODULE}/pkg/version.Version=${VERSION}"
+
+tool() {
+  if [[ ! -x "${BIN_DIR}/$1" ]]; then
+    log "error: ${BIN_DIR}/$1 is missing; run make tools"
+    exit 1
+  fi
+  echo "${BIN_DIR}/$1"
+}
+
+# Buildah keeps its storage under OUT_DIR for the length of this run only.
+STORAGE="${OUT_DIR}/.buildah"
+buildah_() {
+  buildah --storage-driver vfs --root "${STORAGE}/root" --runroot "${STORAGE}/run" "$@"
+}
+cleanup() {
+  if [[ -d "${STORAGE}" ]]; then
+    buildah_ rm --all >/dev/null 2>&1 || true
+    rm -rf "${STORAGE}"
+  fi
+}
+trap cleanup EXIT
+
+# build NAME REF USER ENTRYPOINT DIRS DIR:FILE...: builds image REF from
+# scratch with the (space separated) DIRS made world-writable and each FILE
+# copied into DIR, and writes OUT_DIR/NAME.tar unless its stamp says it is up
+# to date.
+build() {
+  local name="$1" ref="$2" user="$3" entrypoint="$4" dirs="$5"
+  shift 5
+  local tar="${OUT_DIR}/${name}.tar"
+  local stamp
+  stamp="$({
+    echo "${ref} ${user} ${entrypoint} ${dirs} $*"
+    sha256sum "${SCRIPT}"
+    for spec in "$@"; do sha256sum "${spec#*:}"; done
+  } | sha256sum | awk '{print $1}')"
+  if [[ "${FORCE}" != "true" && -f "${tar}" && "$(cat "${tar}.stamp" 2>/dev/null)" == "${stamp}" ]]; then
+    log "${ref}: up to date (${tar})"
+    echo "${tar}"
+    return
+  fi
+  local start ctr root
+  start="$(date +%s%N)"
+  ctr="$(buildah_ from scratch)"
+  root="$(buildah_ mount "${ctr}")"
+  for dir in ${dirs}; do
+    mkdir -p "${root}${dir}"
+    chmod 1777 "${root}${dir}"
+  done
+  for spec in "$@"; do
+    mkdir -p "${root}${spec%%:*}"
+    install -m 0755 "${spec#*:}" "${root}${spec%%:*}/"
+  done
+  buildah_ umount "${ctr}" >/dev/null
+  buildah_ config \
+    --entrypoint "[\"${entrypoint}\"]" --cmd '' \
+    --env PATH=/usr/local/bin:/usr/bin:/bin \
+    --user "${user}" --workingdir / \
+    --label "org.opencontainers.image.version=${VERSION}" \
+    --label "org.opencontainers.image.source=https://${MODULE}" \
+    "${ctr}"
+  buildah_ commit --quiet --rm "${ctr}" "${ref}" >/dev/null
+  rm -f "${tar}" "${tar}.stamp" "${tar}.tmp"
+  buildah_ push --quiet "${ref}" "docker-archive:${tar}.tmp:${ref}" >/dev/null
+  buildah_ rmi "${ref}" >/dev/null
+  mv "${tar}.tmp" "${tar}"
+  echo "${stamp}" >"${tar}.stamp"
+  log "${ref}: built ${tar} ($(du -m "${tar}" | cut -f1) MiB) in $((($(date +%s%N) - start) / 1000000)) ms"
+  echo "${tar}"
+}
+
+for image in ${IMAGES}; do
+  case "${image}" in
+  pause)
+    go_build ./hack/node/pause pause
+    build pause "${IMAGE_REPO}/pause:${PAUSE_TAG}" 65535 /pause "" "/:${OUT_DIR}/bin/pause"
+    ;;
+  simulator)
+    if ! compgen -G "cmd/simulator/*.go" >/dev/null; then
+      log "warning: cmd/simulator has no Go files yet; ${IMAGE_REPO}/simulator:${VERSION} NOT built"
+      continue
+    fi
+    go_build ./cmd/simulator simulator "${VERSION_LDFLAGS}"
+    build simulator "${IMAGE_REPO}/simulator:${VERSION}" 0 /usr/local/bin/simulator "/tmp /var/lib/etcd" \
+      "/usr/local/bin:${OUT_DIR}/bin/simulator" \
+      "/usr/local/bin:$(tool kube-apiserver)" \
+      "/usr/local/bin:$(tool kube-scheduler)" \
+      "/usr/local/bin:$(tool kwok)" \
+      "/usr/local/bin:$(tool etcd)"
+    ;;
+  sim-apiserver)
+    go_build ./cmd/sim-apiserver sim-apiserver "${VERSION_LDFLAGS}"
+    build sim-apiserver "${IMAGE_REPO}/sim-apiserver:${VERSION}" 65532:65532 /sim-apiserver /tmp \
+      "/:${OUT_DIR}/bin/sim-apiserver"
+    ;;
+  *)
+    log "error: unknown image ${image} (want pause, simulator or sim-apiserver)"
+    exit 1
+    ;;
+  esac
+done

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Copyright 2026 The Kubernetes Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# Installs the Debian packages the local node needs (test/framework with
+# Options.WithNode, `make run`, the e2e tests, hack/build-images.sh):
+# containerd, runc, the CNI plugins, buildah, iptables and iproute2. Packages
+# already installed are left alone; when all are there it does nothing and
+# needs no network. It must run as root.
+#
+# No service is started by the installation (policy-rc.d): the framework runs
+# its own containerd with its own root, state and socket.
+
+set -o errexit
+set -o nounset
+set -o pipefail
+
+PACKAGES=(containerd runc containernetworking-plugins buildah iptables iproute2)
+
+installed() {
+  [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == "installed" ]]
+}
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! installed "${pkg}"; then
+    missing+=("${pkg}")
+  fi
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+
+if [[ "$(id -u)" -ne 0 ]]; then
+  echo "error: the local node needs the Debian packages ${missing[*]}; installing them needs root." >&2
+  echo "Run as root, or install them first: apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+if ! command -v apt-get >/dev/null; then
+  echo "error: apt-get not found; install ${missing[*]} with this system's package manager" >&2
+  exit 1
+fi
+
+# Keep package scripts from starting the system's containerd.service.
+policy=/usr/sbin/policy-rc.d
+if [[ ! -e "${policy}" ]]; then
+  printf '#!/bin/sh\nexit 101\n' >"${policy}"
+  chmod 0755 "${policy}"
+  trap 'rm -f "${policy}"' EXIT
+fi
+
+echo "installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+for pkg in "${missing[@]}"; do
+  if ! installed "${pkg}"; then
+    echo "error: ${pkg} is still not installed" >&2
+    exit 1
+  fi
+done
+echo "installed ${missing[*]}"
