@@ -174,8 +174,8 @@ func startProc(tb testing.TB, name, logDir string, env []string, bin string, arg
 	}()
 	tb.Cleanup(func() {
 		p.stop(tb, 20*time.Second)
-		if tb.Failed() {
-			tb.Logf("last lines of %s:\n%s", logPath, p.tail(150))
+		if tb.Failed() || os.Getenv("DUMPLOG") != "" {
+			tb.Logf("last lines of %s:\n%s", logPath, p.tail(100000))
 		}
 	})
 	return p

@@ -213,12 +213,13 @@ func advertiseAddress(o *config.Options) string {
 	return ""
 }
 
-// KubeSchedulerSpec runs kube-scheduler with the configuration at
-// configPath, which names the admin kubeconfig (see schedconfig). It serves
+// KubeSchedulerSpec runs kube-scheduler with the configuration in the data
+// directory, which names the admin kubeconfig (see schedconfig). It serves
 // on loopback with the simulator's serving certificate, so that the
-// readiness check can verify it, and delegates authentication and
-// authorization to the inner apiserver, never to whatever in-cluster
-// credentials the Pod may have.
+// readiness check can verify it; it authenticates client certificates of
+// the simulator CA itself and delegates tokens and authorization to the
+// inner apiserver, never to whatever in-cluster credentials the Pod may
+// have. The inner apiserver has no front proxy: nothing to look up.
 func KubeSchedulerSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
 	return supervisor.Spec{Name: KubeScheduler, Path: bin, Args: []string{
 		"--config=" + l.SchedulerConfig(),
@@ -226,7 +227,9 @@ func KubeSchedulerSpec(o *config.Options, bin string, l Layout) supervisor.Spec 
 		"--secure-port=" + strconv.Itoa(o.SchedulerPort),
 		"--tls-cert-file=" + o.Credential(config.FileServingCert),
 		"--tls-private-key-file=" + o.Credential(config.FileServingKey),
+		"--client-ca-file=" + o.Credential(config.FileCACert),
 		"--authentication-kubeconfig=" + l.AdminKubeconfig(),
+		"--authentication-skip-lookup=true",
 		"--authorization-kubeconfig=" + l.AdminKubeconfig(),
 		"--leader-elect=false",
 		"--profiling=false",
