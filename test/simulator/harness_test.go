@@ -31,6 +31,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"net"
 	"net/http"
@@ -152,6 +153,9 @@ type proc struct {
 	waitErr error
 }
 
+// startProc starts bin with its output in logDir/name.log and stops it at
+// cleanup. The log's tail is printed if the test failed, all of it with
+// SIMULATOR_TEST_LOGS=true.
 func startProc(tb testing.TB, name, logDir string, env []string, bin string, args ...string) *proc {
 	tb.Helper()
 	logPath := filepath.Join(logDir, name+".log")
@@ -174,8 +178,11 @@ func startProc(tb testing.TB, name, logDir string, env []string, bin string, arg
 	}()
 	tb.Cleanup(func() {
 		p.stop(tb, 20*time.Second)
-		if tb.Failed() || os.Getenv("DUMPLOG") != "" {
-			tb.Logf("last lines of %s:\n%s", logPath, p.tail(100000))
+		switch {
+		case os.Getenv("SIMULATOR_TEST_LOGS") == "true":
+			tb.Logf("log of %s:\n%s", name, p.tail(math.MaxInt))
+		case tb.Failed():
+			tb.Logf("last lines of %s:\n%s", logPath, p.tail(200))
 		}
 	})
 	return p
