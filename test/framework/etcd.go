@@ -29,17 +29,22 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
-// startEtcd starts a single-member etcd on loopback and waits until it is
+// startEtcd starts the host's etcd on loopback and waits until it is
 // healthy. It returns the process and the client URL.
 func startEtcd(ctx context.Context, c *Cluster, binary string) (*process, string, error) {
+	return startEtcdAt(ctx, "etcd", filepath.Join(c.Dir, "etcd"), c.logDir(), binary)
+}
+
+// startEtcdAt starts a single-member etcd named name with its data in dataDir.
+func startEtcdAt(ctx context.Context, name, dataDir, logDir, binary string) (*process, string, error) {
 	ports, err := freePorts(2)
 	if err != nil {
 		return nil, "", err
 	}
 	clientURL, peerURL := loopbackURL("http", ports[0]), loopbackURL("http", ports[1])
-	p, err := startProcess(ctx, "etcd", c.logDir(), binary,
+	p, err := startProcess(ctx, name, logDir, binary,
 		"--name=etcd",
-		"--data-dir="+filepath.Join(c.Dir, "etcd"),
+		"--data-dir="+dataDir,
 		"--listen-client-urls="+clientURL,
 		"--advertise-client-urls="+clientURL,
 		"--listen-peer-urls="+peerURL,

@@ -49,6 +49,11 @@ type process struct {
 // startProcess starts binary with args in a new process group, with stdout
 // and stderr appended to logDir/<name>.log.
 func startProcess(ctx context.Context, name, logDir, binary string, args ...string) (*process, error) {
+	return startProcessWithEnv(ctx, name, logDir, nil, binary, args...)
+}
+
+// startProcessWithEnv is startProcess with env added to the environment.
+func startProcessWithEnv(ctx context.Context, name, logDir string, env map[string]string, binary string, args ...string) (*process, error) {
 	logPath := filepath.Join(logDir, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -59,6 +64,12 @@ func startProcess(ctx context.Context, name, logDir, binary string, args ...stri
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = sysProcAttr()
+	if len(env) > 0 {
+		cmd.Env = os.Environ()
+		for k, v := range env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
 	fmt.Fprintf(logFile, "+ %s %s\n", binary, strings.Join(args, " "))
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()

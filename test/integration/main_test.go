@@ -61,7 +61,10 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	start := time.Now()
-	c, err := framework.StartCluster(ctx, framework.Options{})
+	c, err := framework.StartCluster(ctx, framework.Options{
+		// Short, so a test can show that proxied watches outlive it.
+		SimAPIServerArgs: []string{"--request-timeout=10s"},
+	})
 	cancel()
 	switch {
 	case errors.Is(err, framework.ErrMissingBinary) && !framework.InCI():

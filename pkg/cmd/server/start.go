@@ -2,6 +2,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -19,12 +20,10 @@ import (
 	genericfilters "k8s.io/apiserver/pkg/server/filters"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/component-base/cli/globalflag"
 	basecompatibility "k8s.io/component-base/compatibility"
-	baseversion "k8s.io/component-base/version"
 	netutils "k8s.io/utils/net"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -44,6 +43,8 @@ const DefaultNamespace = "sim-system"
 // Options are sim-apiserver's flags.
 type Options struct {
 	RecommendedOptions *genericoptions.RecommendedOptions
+	// ServerRun holds request timeouts, in-flight limits and shutdown delays.
+	ServerRun *genericoptions.ServerRunOptions
 	// ComponentGlobalsRegistry holds the effective version and feature gates.
 	ComponentGlobalsRegistry basecompatibility.ComponentGlobalsRegistry
 
@@ -64,6 +65,7 @@ type Options struct {
 func NewOptions(out, errOut io.Writer) *Options {
 	o := &Options{
 		RecommendedOptions:       genericoptions.NewRecommendedOptions("", apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)),
+		ServerRun:                genericoptions.NewServerRunOptions(),
 		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
 		Namespace:                os.Getenv("POD_NAMESPACE"),
 		MaxNodePoolReplicas:      validation.DefaultMaxNodePoolReplicas,
@@ -81,20 +83,20 @@ func NewOptions(out, errOut io.Writer) *Options {
 func (o *Options) AddFlags(cmd *cobra.Command) {
 	flags := cmd.Flags()
 	o.RecommendedOptions.AddFlags(flags)
+	o.ServerRun.AddUniversalFlags(flags)
 	flags.StringVar(&o.Namespace, "namespace", o.Namespace, "The server's own namespace in the host cluster, where it keeps its records (default: $POD_NAMESPACE, else "+DefaultNamespace+").")
 	flags.Int32Var(&o.MaxNodePoolReplicas, "max-nodepool-replicas", o.MaxNodePoolReplicas, "Upper bound of a nodepool's spec.replicas.")
-	flags.StringVar(&o.ExternalServerURL, "external-server-url", o.ExternalServerURL, "The host apiserver's URL as users reach it, put in the kubeconfigs of simulators/kubeconfig (default: the URL of each request).")
+	flags.StringVar(&o.ExternalServerURL, "external-server-url", o.ExternalServerURL, "The host apiserver's URL as users reach it, put in the kubeconfigs of simulators/kubeconfig (default: the URL this server reaches the host at, from --kubeconfig or in-cluster).")
 	flags.StringVar(&o.ExternalServerCAFile, "external-server-ca-file", o.ExternalServerCAFile, "CA bundle of the host apiserver at --external-server-url (default: the CA of --kubeconfig or of the in-cluster config).")
-
-	_, _ = o.ComponentGlobalsRegistry.ComponentGlobalsOrRegister(basecompatibility.DefaultKubeComponent,
-		basecompatibility.NewEffectiveVersionFromString(baseversion.DefaultKubeBinaryVersion, "", ""), utilfeature.DefaultMutableFeatureGate)
-	o.ComponentGlobalsRegistry.AddFlags(flags)
+	// ServerRun registered the kube component (effective version, feature
+	// gates) and added --feature-gates and --emulated-version.
 	globalflag.AddGlobalFlags(flags, cmd.Name())
 }
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	errs := o.RecommendedOptions.Validate()
+	errs = append(errs, o.ServerRun.Validate()...)
 	errs = append(errs, o.ComponentGlobalsRegistry.Validate()...)
 	if o.Namespace == "" {
 		errs = append(errs, fmt.Errorf("--namespace must not be empty"))
@@ -127,9 +129,9 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	// The proxy subresource carries watches and upgraded streams: no request timeout.
 	serverConfig.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(sets.NewString("watch", "proxy"), sets.NewString("proxy"))
 
-	serverConfig.FeatureGate = o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
-	serverConfig.EffectiveVersion = o.ComponentGlobalsRegistry.EffectiveVersionFor(basecompatibility.DefaultKubeComponent)
-
+	if err := o.ServerRun.ApplyTo(&serverConfig.Config); err != nil {
+		return nil, err
+	}
 	if err := o.RecommendedOptions.ApplyTo(serverConfig); err != nil {
 		return nil, err
 	}
@@ -163,8 +165,8 @@ func (o *Options) Config() (*apiserver.Config, error) {
 			HostCache:  hostCache,
 			Namespace:  o.Namespace,
 			Kubeconfig: simulator.KubeconfigOptions{
-				ExternalServerURL: strings.TrimSuffix(o.ExternalServerURL, "/"),
-				HostCA:            hostCA,
+				ServerURL: strings.TrimSuffix(cmp.Or(o.ExternalServerURL, hostConfig.Host), "/"),
+				HostCA:    hostCA,
 			},
 		},
 	}, nil

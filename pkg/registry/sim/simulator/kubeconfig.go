@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -33,9 +32,9 @@ const (
 
 // KubeconfigOptions say how users reach the host.
 type KubeconfigOptions struct {
-	// ExternalServerURL is the host apiserver's URL for users; empty means the
-	// scheme and host of the request.
-	ExternalServerURL string
+	// ServerURL is the host apiserver's URL for users. (The request cannot
+	// tell: the aggregator rewrites its Host to this server's address.)
+	ServerURL string
 	// HostCA verifies the host apiserver's serving certificate.
 	HostCA []byte
 }
@@ -118,12 +117,7 @@ func kubeconfigExpiration(seconds *int64) (time.Duration, error) {
 // proxyKubeconfig points at the host's proxy of this simulator with a token
 // that may use that proxy and nothing else.
 func (r *KubeconfigREST) proxyKubeconfig(req *http.Request, s *sim.Simulator, expiration time.Duration) (*clientcmdapi.Config, error) {
-	server := r.opts.ExternalServerURL
-	if server == "" {
-		// Through the aggregator the request keeps the Host the user called.
-		server = (&url.URL{Scheme: "https", Host: req.Host}).String()
-	}
-	server += fmt.Sprintf("/apis/%s/v1alpha1/namespaces/%s/simulators/%s/proxy", sim.GroupName, s.Namespace, s.Name)
+	server := r.opts.ServerURL + fmt.Sprintf("/apis/%s/v1alpha1/namespaces/%s/simulators/%s/proxy", sim.GroupName, s.Namespace, s.Name)
 	seconds := int64(expiration.Seconds())
 	account := sim.SimulatorProxyAccountName(s.Name)
 	token, err := r.tokens.ServiceAccounts(s.Namespace).CreateToken(req.Context(), account, &authenticationv1.TokenRequest{

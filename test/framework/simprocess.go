@@ -1,0 +1,184 @@
+package framework
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
+)
+
+// FreePort returns a port free on 127.0.0.1 right now, e.g. for a
+// simulator's spec ports when it runs as a host process.
+func FreePort() (int, error) { return freePort() }
+
+// SimulatorProcess is a simulator's control plane (cmd/simulator and its
+// etcd) running as host processes on loopback, in place of its Pod.
+type SimulatorProcess struct {
+	// Port is the simulator server's port on 127.0.0.1.
+	Port      int
+	processes []*process
+}
+
+// Stop stops the simulator and its etcd.
+func (p *SimulatorProcess) Stop() {
+	for i := len(p.processes) - 1; i >= 0; i-- {
+		p.processes[i].stop(context.Background(), stopTimeout)
+	}
+}
+
+// RunSimulatorAsProcess stands in for the kubelet in a cluster without a
+// node: it runs the simulator's current Pod as host processes on 127.0.0.1
+// with the credentials the reconciler made, waits until it is ready, and then
+// marks the Pod bound, Running and Ready at Pod IP 127.0.0.1. The simulator's
+// spec ports must be free on 127.0.0.1 (see FreePort).
+func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name string) (*SimulatorProcess, error) {
+	sims, err := simclientset.NewForConfig(c.Config)
+	if err != nil {
+		return nil, err
+	}
+	s, err := sims.SimV1alpha1().Simulators(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	binDir, err := BinDir()
+	if err != nil {
+		return nil, err
+	}
+	binaries := map[string]string{}
+	for _, b := range []string{"etcd", "simulator", "kube-apiserver", "kube-scheduler", "kwok"} {
+		if binaries[b], err = findTool(binDir, b); err != nil {
+			return nil, err
+		}
+	}
+	dir := filepath.Join(c.Dir, "simulators", namespace+"-"+name)
+	credsDir := filepath.Join(dir, "credentials")
+	if err := os.MkdirAll(credsDir, 0o700); err != nil {
+		return nil, err
+	}
+
+	var secret *corev1.Secret
+	var pod *corev1.Pod
+	podName := sim.SimulatorPodName(name, s.Generation)
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		secret, err = c.Client.CoreV1().Secrets(namespace).Get(ctx, sim.SimulatorSecretName(name), metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		pod, err = c.Client.CoreV1().Pods(namespace).Get(ctx, podName, metav1.GetOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("waiting for the credentials and Pod %s of simulator %s/%s: %w", podName, namespace, name, err)
+	}
+	for k, v := range secret.Data {
+		if err := os.WriteFile(filepath.Join(credsDir, k), v, 0o600); err != nil {
+			return nil, err
+		}
+	}
+
+	p := &SimulatorProcess{}
+	logDir := c.logDir()
+	etcd, etcdURL, err := startEtcdAt(ctx, "etcd-"+namespace+"-"+name, filepath.Join(dir, "etcd"), logDir, binaries["etcd"])
+	if etcd != nil {
+		p.processes = append(p.processes, etcd)
+	}
+	if err != nil {
+		p.Stop()
+		return nil, err
+	}
+	ports, err := freePorts(2)
+	if err != nil {
+		p.Stop()
+		return nil, err
+	}
+	p.Port = int(s.Spec.SimulatorServerPort)
+	env := map[string]string{
+		backing.EnvKubeAPIPort:        strconv.Itoa(int(s.Spec.KubeAPIServerPort)),
+		backing.EnvPort:               strconv.Itoa(p.Port),
+		backing.EnvEtcdURL:            etcdURL,
+		backing.EnvCredentialsDir:     credsDir,
+		backing.EnvEtcdPrefix:         backing.EtcdPrefix(s),
+		"SIMULATOR_BIN_DIR":           binDir,
+		"SIMULATOR_DATA_DIR":          filepath.Join(dir, "data"),
+		"SIMULATOR_SCHEDULER_PORT":    strconv.Itoa(ports[0]),
+		"SIMULATOR_KWOK_PORT":         strconv.Itoa(ports[1]),
+		"SIMULATOR_BIND_ADDRESS":      "127.0.0.1",
+		"SIMULATOR_ADVERTISE_ADDRESS": "127.0.0.1",
+	}
+	proc, err := startProcessWithEnv(ctx, "simulator-"+namespace+"-"+name, logDir, env, binaries["simulator"])
+	if proc != nil {
+		p.processes = append(p.processes, proc)
+	}
+	if err != nil {
+		p.Stop()
+		return nil, err
+	}
+	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", p.Port)
+	err = waitFor(ctx, proc, 90*time.Second, func(ctx context.Context) (bool, error) {
+		return httpOK(ctx, readyz), nil
+	})
+	if err != nil {
+		p.Stop()
+		return nil, fmt.Errorf("waiting for simulator %s/%s to be ready: %w", namespace, name, err)
+	}
+	if err := c.markPodRunning(ctx, pod); err != nil {
+		p.Stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+// markPodRunning plays scheduler and kubelet for a Pod run as host processes.
+func (c *Cluster) markPodRunning(ctx context.Context, pod *corev1.Pod) error {
+	pods := c.Client.CoreV1().Pods(pod.Namespace)
+	if pod.Spec.NodeName == "" {
+		if err := pods.Bind(ctx, &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Name: pod.Name},
+			Target:     corev1.ObjectReference{Kind: "Node", Name: "host-processes"},
+		}, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("binding %s: %w", pod.Name, err)
+		}
+	}
+	current, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	now := metav1.Now()
+	current.Status.Phase = corev1.PodRunning
+	current.Status.PodIP = "127.0.0.1"
+	current.Status.PodIPs = []corev1.PodIP{{IP: "127.0.0.1"}}
+	current.Status.Conditions = []corev1.PodCondition{
+		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
+		{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+	}
+	if _, err := pods.UpdateStatus(ctx, current, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("marking %s running: %w", pod.Name, err)
+	}
+	return nil
+}
+
+func httpOK(ctx context.Context, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12}}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
