@@ -24,6 +24,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/reset"
@@ -103,7 +104,7 @@ func TestReadyz(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := NewHandler(Config{Checks: tc.checks, CheckTimeout: 50e6})
+			h := NewHandler(Config{Checks: tc.checks, CheckTimeout: 50 * time.Millisecond})
 			status, _, body := do(t, h, http.MethodGet, PathReadyz, "", nil)
 			if status != tc.wantStatus {
 				t.Errorf("status = %d, want %d", status, tc.wantStatus)

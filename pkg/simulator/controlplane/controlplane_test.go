@@ -1,0 +1,211 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controlplane
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
+)
+
+func writeExecutable(t *testing.T, dir, name string, mode os.FileMode) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"), mode); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestFindBinaries(t *testing.T) {
+	binDir := t.TempDir()
+	want := Binaries{
+		KubeAPIServer: writeExecutable(t, binDir, KubeAPIServer, 0o755),
+		KubeScheduler: writeExecutable(t, binDir, KubeScheduler, 0o755),
+		Kwok:          writeExecutable(t, binDir, Kwok, 0o755),
+	}
+	got, err := FindBinaries(binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("binaries (-want +got):\n%s", diff)
+	}
+
+	// An explicit directory is the only place looked at.
+	partial := t.TempDir()
+	writeExecutable(t, partial, KubeAPIServer, 0o755)
+	writeExecutable(t, partial, KubeScheduler, 0o644)
+	t.Setenv("PATH", binDir)
+	_, err = FindBinaries(partial)
+	if err == nil || !strings.Contains(err.Error(), "no executable kube-scheduler") || !strings.Contains(err.Error(), "no executable kwok") {
+		t.Errorf("error = %v, want kube-scheduler (not executable) and kwok (missing) reported", err)
+	}
+
+	// Without one, PATH (the test binary's directory holds none of them).
+	got, err = FindBinaries("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("binaries from PATH (-want +got):\n%s", diff)
+	}
+}
+
+func options(mutate func(*config.Options)) *config.Options {
+	o := config.NewOptions()
+	o.EtcdURL = "http://127.0.0.1:2379"
+	o.CredentialsDir = "/creds"
+	if mutate != nil {
+		mutate(o)
+	}
+	return o
+}
+
+func flagValue(args []string, name string) (string, bool) {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func TestKubeAPIServerSpec(t *testing.T) {
+	tests := []struct {
+		name string
+		opts *config.Options
+		want map[string]string
+		// absent flags
+		absent []string
+	}{
+		{
+			name: "in a Pod",
+			opts: options(nil),
+			want: map[string]string{
+				"bind-address": "0.0.0.0", "secure-port": "3131", "etcd-prefix": "/registry",
+				"client-ca-file": "/creds/ca.crt", "tls-cert-file": "/creds/apiserver.crt",
+				"service-account-key-file": "/creds/sa.pub", "service-account-signing-key-file": "/creds/sa.key",
+				"authorization-mode": "RBAC", "disable-admission-plugins": "ServiceAccount,TaintNodesByCondition,StorageObjectInUseProtection",
+			},
+			absent: []string{"advertise-address", "cors-allowed-origins"},
+		},
+		{
+			name: "loopback, CORS",
+			opts: options(func(o *config.Options) {
+				o.BindAddress = "127.0.0.1"
+				o.EtcdPrefix = "/simulators/ns/a/uid"
+				o.CORSAllowedOrigins = []string{"http://localhost:3000", "https://ui.example.com"}
+			}),
+			want: map[string]string{
+				"bind-address": "127.0.0.1", "advertise-address": "127.0.0.1", "etcd-prefix": "/simulators/ns/a/uid",
+				"cors-allowed-origins": `^http://localhost:3000$,^https://ui\.example\.com$`,
+			},
+		},
+		{
+			name: "explicit advertise address",
+			opts: options(func(o *config.Options) { o.AdvertiseAddress = "10.0.0.7" }),
+			want: map[string]string{"advertise-address": "10.0.0.7"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := KubeAPIServerSpec(tc.opts, "/bin/kube-apiserver")
+			for name, want := range tc.want {
+				if got, ok := flagValue(spec.Args, name); !ok || got != want {
+					t.Errorf("--%s = %q (set: %v), want %q", name, got, ok, want)
+				}
+			}
+			for _, name := range tc.absent {
+				if got, ok := flagValue(spec.Args, name); ok {
+					t.Errorf("--%s = %q, want it unset", name, got)
+				}
+			}
+		})
+	}
+}
+
+func TestKwokSpec(t *testing.T) {
+	l := Layout{Dir: "/data"}
+	spec := KwokSpec(options(nil), "/bin/kwok", l)
+	if got, _ := flagValue(spec.Args, "server-address"); got != "127.0.0.1:10247" {
+		t.Errorf("--server-address = %q, want 127.0.0.1:10247", got)
+	}
+	if got, _ := flagValue(spec.Args, "manage-nodes-with-annotation-selector"); got != "kwok.x-k8s.io/node=fake" {
+		t.Errorf("--manage-nodes-with-annotation-selector = %q", got)
+	}
+	spec = KwokSpec(options(func(o *config.Options) { o.KwokPort = 0 }), "/bin/kwok", l)
+	if got, ok := flagValue(spec.Args, "server-address"); ok {
+		t.Errorf("--server-address = %q with port 0, want no server", got)
+	}
+}
+
+func TestWriteFiles(t *testing.T) {
+	l := Layout{Dir: t.TempDir()}
+	o := options(func(o *config.Options) { o.KubeAPIPort = 4444 })
+	if err := WriteFiles(o, l); err != nil {
+		t.Fatal(err)
+	}
+	kc, err := clientcmd.LoadFromFile(l.AdminKubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := kc.Contexts[kc.CurrentContext]
+	if ctx == nil {
+		t.Fatalf("admin kubeconfig has no current context: %+v", kc)
+	}
+	cluster, user := kc.Clusters[ctx.Cluster], kc.AuthInfos[ctx.AuthInfo]
+	if cluster.Server != "https://127.0.0.1:4444" || cluster.CertificateAuthority != "/creds/ca.crt" ||
+		user.ClientCertificate != "/creds/admin.crt" || user.ClientKey != "/creds/admin.key" {
+		t.Errorf("admin kubeconfig: cluster %+v, user %+v", cluster, user)
+	}
+
+	data, err := os.ReadFile(l.KwokConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var stage struct {
+			APIVersion, Kind string
+			Metadata         struct{ Name string }
+			Spec             struct {
+				ResourceRef struct{ Kind string } `json:"resourceRef"`
+			}
+		}
+		if err := yaml.Unmarshal([]byte(doc), &stage); err != nil {
+			t.Fatalf("stage document does not parse: %v\n%s", err, doc)
+		}
+		if stage.APIVersion != "kwok.x-k8s.io/v1alpha1" || stage.Kind != "Stage" || stage.Spec.ResourceRef.Kind == "" {
+			t.Errorf("not a Stage: %+v", stage)
+		}
+		names = append(names, stage.Metadata.Name)
+	}
+	want := []string{"simulator-node-heartbeat", "simulator-node-ready", "simulator-pod-delete", "simulator-pod-running"}
+	slices.Sort(names)
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("stages (-want +got):\n%s", diff)
+	}
+}
