@@ -481,19 +481,26 @@ func (s *simulator) client(tb testing.TB) kubernetes.Interface {
 	return c
 }
 
-// anonymousStatus GETs path from the inner kube-apiserver without a client
-// certificate.
-func (s *simulator) anonymousStatus(tb testing.TB, path string) int {
+// anonymousGet GETs path from the inner kube-apiserver without a client
+// certificate, with an Origin header if origin is set.
+func (s *simulator) anonymousGet(tb testing.TB, path, origin string) (int, http.Header) {
 	tb.Helper()
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(s.creds.caPEM)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	resp, err := client.Get(s.apiURL + path)
+	req, err := http.NewRequest(http.MethodGet, s.apiURL+path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	_ = resp.Body.Close()
-	return resp.StatusCode
+	return resp.StatusCode, resp.Header
 }
 
 // procStat reads state, ppid and RSS (KiB) of a live process.

@@ -185,8 +185,30 @@ func TestSimulator(t *testing.T) {
 		if u := review.Status.UserInfo; u.Username != "sim-admin" || !contains(u.Groups, "system:masters") {
 			t.Errorf("authenticated as %q %v, want sim-admin in system:masters", u.Username, u.Groups)
 		}
-		if status := sim.anonymousStatus(t, "/api/v1/namespaces"); status != http.StatusForbidden && status != http.StatusUnauthorized {
+		if status, _ := sim.anonymousGet(t, "/api/v1/namespaces", ""); status != http.StatusForbidden && status != http.StatusUnauthorized {
 			t.Errorf("anonymous list of namespaces = %d, want 401 or 403 (RBAC)", status)
+		}
+	})
+
+	step("CORS allows the configured origin only", func(t *testing.T) {
+		for origin, want := range map[string]string{"http://localhost:3000": "http://localhost:3000", "http://localhost:3001": "", "http://evil.com": ""} {
+			if _, header := sim.anonymousGet(t, "/version", origin); header.Get("Access-Control-Allow-Origin") != want {
+				t.Errorf("kube-apiserver: Origin %s got Access-Control-Allow-Origin %q, want %q", origin, header.Get("Access-Control-Allow-Origin"), want)
+			}
+			req, err := http.NewRequest(http.MethodOptions, sim.serverURL+schedulerConfigPath, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Origin", origin)
+			req.Header.Set("Access-Control-Request-Method", http.MethodPut)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if got := resp.Header.Get("Access-Control-Allow-Origin"); got != want {
+				t.Errorf("simulator server: Origin %s got Access-Control-Allow-Origin %q, want %q", origin, got, want)
+			}
 		}
 	})
 
@@ -240,6 +262,12 @@ profiles:
     score:
       disabled:
       - name: ImageLocality
+- schedulerName: bin-packing
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
 `)
 		if status != http.StatusOK {
 			t.Fatalf("PUT = %d %s", status, body)
@@ -264,7 +292,10 @@ profiles:
 		if _, got := sim.do(t, http.MethodGet, schedulerConfigPath, ""); got != body {
 			t.Errorf("GET answered another configuration than PUT:\n%s\n%s", got, body)
 		}
-		if _, err := c.CoreV1().Pods("default").Create(ctx, testPod("default", "after-restart"), metav1.CreateOptions{}); err != nil {
+		// Only a scheduler running the new configuration has this profile.
+		pod := testPod("default", "after-restart")
+		pod.Spec.SchedulerName = "bin-packing"
+		if _, err := c.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		waitPodRunning(t, c, "default", "after-restart", "fake-0")
