@@ -158,3 +158,27 @@ profiles:
 		})
 	}
 }
+
+// TestDryRunRoundTrip checks that what GET answers can be PUT back: a
+// client edits the configuration in effect.
+func TestDryRunRoundTrip(t *testing.T) {
+	bin := kubeScheduler(t)
+	_, ctx := ktesting.NewTestContext(t)
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "admin.kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(unreachableKubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(filepath.Join(dir, "kube-scheduler.yaml"), kubeconfig, DryRun{Binary: bin})
+	first, err := s.Set(ctx, []byte(header+"profiles:\n- schedulerName: a\n- schedulerName: b\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Set(ctx, first)
+	if err != nil {
+		t.Fatalf("the completed configuration is refused: %v", err)
+	}
+	if string(first) != string(second) {
+		t.Errorf("the completed configuration changed on a round trip:\n%s\n%s", first, second)
+	}
+}
