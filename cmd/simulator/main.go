@@ -15,9 +15,35 @@ limitations under the License.
 */
 
 // Command simulator runs inside each simulator Pod: it supervises the
-// inner kube-apiserver, kube-scheduler and kwok controller, and serves the
-// simulator API (KEP-159). It is configured by environment variables; see
-// pkg/simulator/config.
+// inner kube-apiserver, kube-scheduler and kwok controller (a child that
+// exits is restarted with backoff; SIGTERM stops them all and exits 0),
+// and serves the simulator API of KEP-159.
+//
+// Environment (each has a flag; a non-empty variable wins):
+//
+//	KUBE_API_PORT                      inner kube-apiserver port (3131)
+//	PORT                               simulator server port (1212)
+//	KUBE_SCHEDULER_CONFIG_PATH         KubeSchedulerConfiguration file (defaults)
+//	KUBE_SCHEDULER_SIMULATOR_ETCD_URL  etcd of the inner kube-apiserver (required)
+//	CORS_ALLOWED_ORIGIN_LIST           comma-separated origins, e.g. http://localhost:3000
+//	SIMULATOR_CREDENTIALS_DIR          ca.crt, apiserver.crt/key, admin.crt/key, sa.key/pub (/etc/simulator/credentials)
+//	SIMULATOR_ETCD_PREFIX              etcd key prefix (/registry)
+//	SIMULATOR_BIN_DIR                  kube-apiserver, kube-scheduler, kwok (this binary's directory, then PATH)
+//	SIMULATOR_DATA_DIR                 generated files (a temporary directory)
+//	SIMULATOR_SCHEDULER_PORT           kube-scheduler secure port on 127.0.0.1 (10259)
+//	SIMULATOR_KWOK_PORT                kwok server port on 127.0.0.1, 0 for none (10247)
+//	SIMULATOR_BIND_ADDRESS             where kube-apiserver and the server listen (0.0.0.0)
+//	SIMULATOR_ADVERTISE_ADDRESS        kube-apiserver advertise address (the bind address, or its own choice)
+//
+// API on PORT:
+//
+//	GET /healthz                         the process is alive
+//	GET /readyz                          200 when kube-apiserver /readyz and kube-scheduler /healthz are ok
+//	GET /api/v1/schedulerconfiguration   the completed KubeSchedulerConfiguration in effect (JSON)
+//	PUT /api/v1/schedulerconfiguration   YAML or JSON; 400 with the reason if kube-scheduler refuses it,
+//	                                     else 200 and kube-scheduler restarts with it
+//	PUT /api/v1/reset                    delete user objects from the inner cluster
+//	GET /debug/processes                 the children: PIDs, starts, last exit
 package main
 
 import (
