@@ -33,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
@@ -83,7 +84,17 @@ func Run(ctx context.Context, o *config.Options) error {
 	}
 
 	restConfig := controlplane.AdminRESTConfig(o)
-	apiClient, err := server.KubeAPIServerClient(restConfig)
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("creating the kube-apiserver client: %w", err)
+	}
+	metadataClient, err := metadata.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("creating the kube-apiserver metadata client: %w", err)
+	}
+	probeConfig := rest.CopyConfig(restConfig)
+	probeConfig.Timeout = 5 * time.Second
+	probeClient, err := kubernetes.NewForConfig(probeConfig)
 	if err != nil {
 		return fmt.Errorf("creating the kube-apiserver client: %w", err)
 	}
@@ -91,7 +102,7 @@ func Run(ctx context.Context, o *config.Options) error {
 	if err != nil {
 		return err
 	}
-	apiReady := server.HealthCheck(controlplane.KubeAPIServer, restConfig.Host+"/readyz", apiClient)
+	apiReady := server.RESTCheck(controlplane.KubeAPIServer, "/readyz", probeClient.Discovery().RESTClient())
 	schedulerHealthy := server.HealthCheck(controlplane.KubeScheduler,
 		"https://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(o.SchedulerPort))+"/healthz", caClient)
 	// kube-scheduler and kwok start once kube-apiserver is ready: started
@@ -106,14 +117,6 @@ func Run(ctx context.Context, o *config.Options) error {
 	kwok := supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer})
 	children := []*supervisor.Process{apiserver, scheduler, kwok}
 
-	client, err := kubernetes.NewForConfig(restConfig)
-	if err != nil {
-		return fmt.Errorf("creating the kube-apiserver client: %w", err)
-	}
-	metadataClient, err := metadata.NewForConfig(restConfig)
-	if err != nil {
-		return fmt.Errorf("creating the kube-apiserver metadata client: %w", err)
-	}
 	origins, err := config.CompileOrigins(o.CORSAllowedOrigins)
 	if err != nil {
 		return err

@@ -51,11 +51,20 @@ func HealthCheck(name, url string, client *http.Client) Check {
 	}}
 }
 
-// KubeAPIServerClient is an HTTP client with the admin credentials of cfg.
-func KubeAPIServerClient(cfg *rest.Config) (*http.Client, error) {
-	cfg = rest.CopyConfig(cfg)
-	cfg.Timeout = 5 * time.Second
-	return rest.HTTPClientFor(cfg)
+// RESTCheck is a Check that GETs path through a client-go REST client
+// (kube-apiserver's /readyz with the admin certificate) and wants 200 "ok".
+func RESTCheck(name, path string, client rest.Interface) Check {
+	return Check{Name: name, Check: func(ctx context.Context) error {
+		var status int
+		body, err := client.Get().AbsPath(path).Do(ctx).StatusCode(&status).Raw()
+		if err != nil {
+			return err
+		}
+		if status != http.StatusOK || strings.TrimSpace(string(body)) != "ok" {
+			return fmt.Errorf("%s answered %d: %s", path, status, strings.TrimSpace(string(body)))
+		}
+		return nil
+	}}
 }
 
 // CAClient is an HTTP client that trusts only the CA in caFile.

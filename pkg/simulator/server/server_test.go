@@ -26,6 +26,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/reset"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/schedconfig"
@@ -201,5 +204,39 @@ func TestCORS(t *testing.T) {
 	status, header, _ = do(t, h, http.MethodGet, PathReadyz, "", map[string]string{"Origin": "http://evil.com"})
 	if status != http.StatusOK || header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("disallowed GET = %d %v, want served without CORS headers", status, header)
+	}
+}
+
+func TestRESTCheck(t *testing.T) {
+	tests := []struct {
+		name    string
+		status  int
+		body    string
+		wantErr bool
+	}{
+		{name: "ok", status: http.StatusOK, body: "ok"},
+		{name: "not ready", status: http.StatusInternalServerError, body: "[-]poststarthook/rbac/bootstrap-roles failed", wantErr: true},
+		{name: "200 without ok", status: http.StatusOK, body: "something else", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/readyz" {
+					http.NotFound(w, r)
+					return
+				}
+				w.WriteHeader(tc.status)
+				_, _ = io.WriteString(w, tc.body)
+			}))
+			defer ts.Close()
+			client, err := kubernetes.NewForConfig(&rest.Config{Host: ts.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = RESTCheck("kube-apiserver", "/readyz", client.Discovery().RESTClient()).Check(context.Background())
+			if (err != nil) != tc.wantErr {
+				t.Errorf("error = %v, want error: %v", err, tc.wantErr)
+			}
+		})
 	}
 }
