@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/controlplane"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/reset"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/sandbox"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/schedconfig"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/server"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/supervisor"
@@ -121,7 +122,14 @@ func Run(ctx context.Context, o *config.Options) error {
 	if err != nil {
 		return err
 	}
-	checks := []server.Check{apiReady, schedulerHealthy}
+	granter := &sandbox.Granter{Client: client.RbacV1()}
+	sandboxReady := server.Check{Name: "sandbox-rbac", Check: func(ctx context.Context) error {
+		if err := apiReady.Check(ctx); err != nil {
+			return err
+		}
+		return granter.Ensure(ctx)
+	}}
+	checks := []server.Check{apiReady, schedulerHealthy, sandboxReady}
 	handler := server.NewHandler(server.Config{
 		Checks:          checks,
 		SchedulerConfig: schedulerConfig{store: store, scheduler: scheduler},
