@@ -1,0 +1,297 @@
+package integration
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
+)
+
+// runningSimulator creates a simulator whose Pod runs as host processes
+// (cmd/simulator with a real kube-apiserver, kube-scheduler and kwok) and
+// waits until it is Available.
+func runningSimulator(t *testing.T, ns, name string) {
+	t.Helper()
+	c := hostCluster(t)
+	ports := make([]int32, 2)
+	for i := range ports {
+		p, err := framework.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = int32(p)
+	}
+	s := newSimulator(name)
+	s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort = ports[0], ports[1]
+	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.RunSimulatorAsProcess(t.Context(), ns, name)
+	if err != nil {
+		t.Fatalf("running simulator %s/%s: %v", ns, name, err)
+	}
+	t.Cleanup(p.Stop)
+	waitForPhase(t, simClient(t), ns, name, v1alpha1.SimulatorAvailable)
+}
+
+func proxyPath(ns, name, rest string) string {
+	return fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators/%s/proxy%s", ns, name, rest)
+}
+
+func kubeconfigPath(ns, name, query string) string {
+	return fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators/%s/kubeconfig%s", ns, name, query)
+}
+
+// fetchKubeconfig gets a simulator's kubeconfig with kubectl get --raw and
+// writes it to a file.
+func fetchKubeconfig(t *testing.T, ns, name, query string) string {
+	t.Helper()
+	out, err := kubectl(t, hostCluster(t).KubeconfigPath, "get", "--raw", kubeconfigPath(ns, name, query))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestKubeconfigAndProxy works inside a simulator with plain kubectl and the
+// kubeconfig the server hands out, through the host and directly.
+func TestKubeconfigAndProxy(t *testing.T) {
+	ns := createNamespace(t, "access")
+	runningSimulator(t, ns, "sandbox")
+
+	kc := fetchKubeconfig(t, ns, "sandbox", "")
+	if out, err := kubectl(t, kc, "get", "ns", "-o", "name"); err != nil || !strings.Contains(out, "namespace/kube-system") {
+		t.Fatalf("kubectl get ns through the proxy: %v\n%s", err, out)
+	}
+	if _, err := kubectl(t, kc, "create", "configmap", "cm1", "--from-literal=a=b"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := kubectl(t, kc, "get", "configmap", "cm1", "-o", "jsonpath={.data.a}"); err != nil || out != "b" {
+		t.Errorf("get through the proxy: %q %v", out, err)
+	}
+
+	// A watch outlives the server's request timeout (10s in these tests) and
+	// gets events as they happen.
+	watchCtx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := kubernetes.NewForConfigOrDie(cfg)
+	w, err := client.CoreV1().ConfigMaps("default").Watch(watchCtx, metav1.ListOptions{FieldSelector: "metadata.name=late"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	time.Sleep(12 * time.Second)
+	if _, err := client.CoreV1().ConfigMaps("default").Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "late"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev, ok := <-w.ResultChan():
+		if !ok || ev.Type != "ADDED" {
+			t.Errorf("after 12s the watch gave %v (open %v), want ADDED", ev.Type, ok)
+		}
+	case <-watchCtx.Done():
+		t.Error("no event on a watch older than the request timeout")
+	}
+
+	if _, err := kubectl(t, kc, "delete", "configmap", "cm1"); err != nil {
+		t.Error(err)
+	}
+
+	direct := fetchKubeconfig(t, ns, "sandbox", "?mode=direct")
+	if out, err := kubectl(t, direct, "get", "ns", "kube-system", "-o", "name"); err != nil || strings.TrimSpace(out) != "namespace/kube-system" {
+		t.Errorf("kubectl with the direct kubeconfig: %v\n%s", err, out)
+	}
+	if out, err := kubectl(t, direct, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"); err != nil || out != "kubernetes-admin" {
+		t.Errorf("direct kubeconfig user %q %v, want the caller (kubernetes-admin)", out, err)
+	}
+}
+
+// TestAccessRBAC checks who may do what: host RBAC governs the simulator,
+// its kubeconfig and its proxy; the proxy acts inside as the caller; a
+// kubeconfig token reaches its simulator's proxy and nothing else.
+func TestAccessRBAC(t *testing.T) {
+	c := hostCluster(t)
+	ctx := t.Context()
+	ns := createNamespace(t, "rbac")
+	runningSimulator(t, ns, "target")
+	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Create(ctx, newSimulator("other"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kubectl(t, c.KubeconfigPath, "apply", "-f", filepath.Join(repoRoot, userRolesManifest)); err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{"view", "edit", "admin"} {
+		binding := &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: role + "-user"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: role + "-user"}},
+		}
+		if _, err := c.Client.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type request struct {
+		name, verb, path string
+	}
+	requests := []request{
+		{"get simulator", http.MethodGet, fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators/target", ns)},
+		{"list simulators", http.MethodGet, fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators", ns)},
+		{"get kubeconfig", http.MethodGet, kubeconfigPath(ns, "target", "")},
+		{"proxy get", http.MethodGet, proxyPath(ns, "target", "/api/v1/namespaces/default")},
+		{"proxy create", http.MethodPost, proxyPath(ns, "target", "/apis/authentication.k8s.io/v1/selfsubjectreviews")},
+		{"proxy delete", http.MethodDelete, proxyPath(ns, "target", "/api/v1/namespaces/default/configmaps/nope")},
+	}
+	// What each user may do, by request name; everything else is a 403 from the host.
+	allowed := map[string]map[string]bool{
+		"nobody":     {},
+		"view-user":  {"get simulator": true, "list simulators": true},
+		"edit-user":  {"get simulator": true, "list simulators": true, "get kubeconfig": true, "proxy get": true, "proxy create": true, "proxy delete": true},
+		"admin-user": {"get simulator": true, "list simulators": true, "get kubeconfig": true, "proxy get": true, "proxy create": true, "proxy delete": true},
+	}
+	for user, grants := range allowed {
+		cfg := mustUserConfig(t, user)
+		for _, req := range requests {
+			t.Run(user+"/"+req.name, func(t *testing.T) {
+				code, body := rawRequest(t, cfg, req.verb, req.path)
+				if !grants[req.name] {
+					if code != http.StatusForbidden {
+						t.Errorf("%s %s: %d, want 403\n%s", req.verb, req.path, code, body)
+					}
+					return
+				}
+				// Allowed by the host; a proxied DELETE of a missing object is the
+				// inner apiserver's 404, which proves it got through.
+				if code == http.StatusForbidden || code == http.StatusUnauthorized || code >= 500 {
+					t.Errorf("%s %s: %d\n%s", req.verb, req.path, code, body)
+				}
+			})
+		}
+	}
+
+	// The proxy acts inside as the caller.
+	code, body := rawRequestBody(t, mustUserConfig(t, "edit-user", "team-a"), http.MethodPost,
+		proxyPath(ns, "target", "/apis/authentication.k8s.io/v1/selfsubjectreviews"),
+		`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
+	var review authenticationv1.SelfSubjectReview
+	if err := json.Unmarshal(body, &review); err != nil || code != http.StatusCreated {
+		t.Fatalf("SelfSubjectReview inside: %d %v\n%s", code, err, body)
+	}
+	if u := review.Status.UserInfo; u.Username != "edit-user" || !containsString(u.Groups, "team-a") {
+		t.Errorf("inside the simulator the caller is %+v, want edit-user in team-a", u)
+	}
+
+	// The kubeconfig's token: its simulator's proxy and nothing else.
+	kcFile := fetchKubeconfig(t, ns, "target", "")
+	tokenCfg, err := clientcmd.BuildConfigFromFlags("", kcFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostWithToken := rest.CopyConfig(c.Config)
+	hostWithToken.TLSClientConfig.CertData, hostWithToken.TLSClientConfig.KeyData = nil, nil
+	hostWithToken.BearerToken = tokenCfg.BearerToken
+	if code, _ := rawRequest(t, hostWithToken, http.MethodGet, proxyPath(ns, "target", "/api/v1/namespaces")); code != http.StatusOK {
+		t.Errorf("token on its simulator's proxy: %d", code)
+	}
+	for _, path := range []string{
+		proxyPath(ns, "other", "/api/v1/namespaces"),
+		fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators", ns),
+		fmt.Sprintf("/api/v1/namespaces/%s/secrets", ns),
+		kubeconfigPath(ns, "target", ""),
+	} {
+		if code, _ := rawRequest(t, hostWithToken, http.MethodGet, path); code != http.StatusForbidden {
+			t.Errorf("token on %s: %d, want 403", path, code)
+		}
+	}
+	// It expires when asked: the JWT carries exp = now + expirationSeconds.
+	short := fetchKubeconfig(t, ns, "target", "?expirationSeconds=600")
+	shortCfg, err := clientcmd.BuildConfigFromFlags("", short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exp := jwtExpiry(t, shortCfg.BearerToken); exp.Before(time.Now().Add(9*time.Minute)) || exp.After(time.Now().Add(11*time.Minute)) {
+		t.Errorf("token expires at %v, want in 10 minutes", exp)
+	}
+	if code, _ := rawRequest(t, c.Config, http.MethodGet, kubeconfigPath(ns, "target", "?expirationSeconds=5")); code != http.StatusBadRequest {
+		t.Errorf("expirationSeconds=5: %d, want 400", code)
+	}
+	// Deleting the simulator revokes its tokens (their ServiceAccount goes).
+	if err := simClient(t).SimV1alpha1().Simulators(ns).Delete(ctx, "target", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the token to stop working", func(ctx context.Context) (bool, error) {
+		code, _ := rawRequest(t, hostWithToken, http.MethodGet, proxyPath(ns, "target", "/api/v1/namespaces"))
+		return code == http.StatusUnauthorized, nil
+	})
+}
+
+func jwtExpiry(t *testing.T, token string) time.Time {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		t.Fatalf("not a JWT: %d parts", len(parts))
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims struct{ Exp int64 }
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		t.Fatal(err)
+	}
+	return time.Unix(claims.Exp, 0)
+}
+
+func rawRequest(t *testing.T, cfg *rest.Config, verb, path string) (int, []byte) {
+	return rawRequestBody(t, cfg, verb, path, "")
+}
+
+func rawRequestBody(t *testing.T, cfg *rest.Config, verb, path, body string) (int, []byte) {
+	t.Helper()
+	transport, err := rest.TransportFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), verb, cfg.Host+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := transport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close() //nolint:errcheck
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, data
+}
