@@ -11,18 +11,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/pki"
-)
-
-// Keys of the credentials Secret, the files the simulator container reads.
-const (
-	KeyCACert            = "ca.crt"
-	KeyCAKey             = "ca.key"
-	KeyServingCert       = "apiserver.crt"
-	KeyServingKey        = "apiserver.key"
-	KeyAdminCert         = "admin.crt"
-	KeyAdminKey          = "admin.key"
-	KeyServiceAccountKey = "sa.key"
-	KeyServiceAccountPub = "sa.pub"
+	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 // AdminUser is the identity of the admin client certificate: the proxy acts as
@@ -31,8 +20,9 @@ const AdminUser = "sim-admin"
 
 const certValidity = 365 * 24 * time.Hour
 
-// CredentialKeys are the keys a complete credentials Secret holds.
-var CredentialKeys = []string{KeyCACert, KeyCAKey, KeyServingCert, KeyServingKey, KeyAdminCert, KeyAdminKey, KeyServiceAccountKey, KeyServiceAccountPub}
+// CredentialKeys are the keys a complete credentials Secret holds: the
+// files the simulator reads from its credentials directory.
+var CredentialKeys = []string{simconfig.FileCACert, simconfig.FileCAKey, simconfig.FileServingCert, simconfig.FileServingKey, simconfig.FileAdminCert, simconfig.FileAdminKey, simconfig.FileServiceAccountKey, simconfig.FileServiceAccountPub}
 
 // ServingNames are the DNS names of the inner kube-apiserver's certificate:
 // the Service's, and the in-cluster names its own clients use.
@@ -86,10 +76,10 @@ func Secret(s *v1alpha1.Simulator) (*corev1.Secret, error) {
 		},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{
-			KeyCACert: caPair.CertPEM, KeyCAKey: caPair.KeyPEM,
-			KeyServingCert: serving.CertPEM, KeyServingKey: serving.KeyPEM,
-			KeyAdminCert: admin.CertPEM, KeyAdminKey: admin.KeyPEM,
-			KeyServiceAccountKey: sa.KeyPEM, KeyServiceAccountPub: sa.CertPEM,
+			simconfig.FileCACert: caPair.CertPEM, simconfig.FileCAKey: caPair.KeyPEM,
+			simconfig.FileServingCert: serving.CertPEM, simconfig.FileServingKey: serving.KeyPEM,
+			simconfig.FileAdminCert: admin.CertPEM, simconfig.FileAdminKey: admin.KeyPEM,
+			simconfig.FileServiceAccountKey: sa.KeyPEM, simconfig.FileServiceAccountPub: sa.CertPEM,
 		},
 	}, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 // Container names; a podTemplate container of the same name is merged into ours.
@@ -25,23 +26,12 @@ const (
 	EtcdContainer      = "etcd"
 )
 
-// Where the simulator container finds what the reconciler gives it.
+// Volumes of the Pod. The simulator container's environment and the files
+// it reads are the contract of pkg/simulator/config.
 const (
-	CredentialsDir    = "/etc/simulator/credentials"
 	credentialsVolume = "credentials"
 	etcdDataVolume    = "etcd-data"
 	etcdDataDir       = "/var/lib/etcd"
-)
-
-// Environment of the simulator container: KEP-159's, then ours.
-const (
-	EnvKubeAPIPort           = "KUBE_API_PORT"
-	EnvPort                  = "PORT"
-	EnvSchedulerConfigPath   = "KUBE_SCHEDULER_CONFIG_PATH"
-	EnvEtcdURL               = "KUBE_SCHEDULER_SIMULATOR_ETCD_URL"
-	EnvCORSAllowedOriginList = "CORS_ALLOWED_ORIGIN_LIST"
-	EnvCredentialsDir        = "SIMULATOR_CREDENTIALS_DIR"
-	EnvEtcdPrefix            = "SIMULATOR_ETCD_PREFIX"
 )
 
 // Labels returns the labels that tie a host object to its simulator.
@@ -117,17 +107,17 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 		etcdURL = fmt.Sprintf("http://127.0.0.1:%d", sim.EtcdClientPort)
 	}
 	env := []corev1.EnvVar{
-		{Name: EnvKubeAPIPort, Value: strconv.Itoa(int(s.Spec.KubeAPIServerPort))},
-		{Name: EnvPort, Value: strconv.Itoa(int(s.Spec.SimulatorServerPort))},
-		{Name: EnvEtcdURL, Value: etcdURL},
-		{Name: EnvCredentialsDir, Value: CredentialsDir},
-		{Name: EnvEtcdPrefix, Value: EtcdPrefix(s)},
+		{Name: simconfig.EnvKubeAPIPort, Value: strconv.Itoa(int(s.Spec.KubeAPIServerPort))},
+		{Name: simconfig.EnvPort, Value: strconv.Itoa(int(s.Spec.SimulatorServerPort))},
+		{Name: simconfig.EnvEtcdURL, Value: etcdURL},
+		{Name: simconfig.EnvCredentialsDir, Value: simconfig.DefaultCredentialsDir},
+		{Name: simconfig.EnvEtcdPrefix, Value: EtcdPrefix(s)},
 	}
 	if s.Spec.KubeSchedulerConfigurationPath != "" {
-		env = append(env, corev1.EnvVar{Name: EnvSchedulerConfigPath, Value: s.Spec.KubeSchedulerConfigurationPath})
+		env = append(env, corev1.EnvVar{Name: simconfig.EnvSchedulerConfigPath, Value: s.Spec.KubeSchedulerConfigurationPath})
 	}
 	if len(s.Spec.CORSAllowedOriginList) > 0 {
-		env = append(env, corev1.EnvVar{Name: EnvCORSAllowedOriginList, Value: strings.Join(s.Spec.CORSAllowedOriginList, ",")})
+		env = append(env, corev1.EnvVar{Name: simconfig.EnvCORSAllowedOriginList, Value: strings.Join(s.Spec.CORSAllowedOriginList, ",")})
 	}
 	return corev1.Container{
 		Name:            SimulatorContainer,
@@ -146,7 +136,7 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 			PeriodSeconds:    1,
 			FailureThreshold: 3,
 		},
-		VolumeMounts: []corev1.VolumeMount{{Name: credentialsVolume, MountPath: CredentialsDir, ReadOnly: true}},
+		VolumeMounts: []corev1.VolumeMount{{Name: credentialsVolume, MountPath: simconfig.DefaultCredentialsDir, ReadOnly: true}},
 	}
 }
 

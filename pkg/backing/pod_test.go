@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 func simulator() *v1alpha1.Simulator {
@@ -54,9 +55,9 @@ func TestPodDefaults(t *testing.T) {
 		t.Errorf("containers (-want +got):\n%s", diff)
 	}
 	wantEnv := map[string]string{
-		EnvKubeAPIPort: "3131", EnvPort: "1212", EnvEtcdURL: "http://127.0.0.1:2379",
-		EnvCORSAllowedOriginList: "http://a.example,http://b.example",
-		EnvCredentialsDir:        CredentialsDir, EnvEtcdPrefix: "/simulators/team-a/example/u1",
+		simconfig.EnvKubeAPIPort: "3131", simconfig.EnvPort: "1212", simconfig.EnvEtcdURL: "http://127.0.0.1:2379",
+		simconfig.EnvCORSAllowedOriginList: "http://a.example,http://b.example",
+		simconfig.EnvCredentialsDir:        simconfig.DefaultCredentialsDir, simconfig.EnvEtcdPrefix: "/simulators/team-a/example/u1",
 	}
 	if diff := cmp.Diff(wantEnv, envOf(pod.Spec.Containers[0])); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
@@ -81,7 +82,7 @@ func TestPodExternalEtcd(t *testing.T) {
 		t.Errorf("no etcd container with an external etcd (-want +got):\n%s", diff)
 	}
 	env := envOf(pod.Spec.Containers[0])
-	if env[EnvEtcdURL] != "https://etcd.example:2379" || env[EnvSchedulerConfigPath] != "/cfg/sched.yaml" {
+	if env[simconfig.EnvEtcdURL] != "https://etcd.example:2379" || env[simconfig.EnvSchedulerConfigPath] != "/cfg/sched.yaml" {
 		t.Errorf("env = %v", env)
 	}
 	for _, v := range pod.Spec.Volumes {
@@ -99,7 +100,7 @@ func TestPodTemplateTakesPrecedence(t *testing.T) {
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{
 				{Name: SimulatorContainer, Resources: corev1.ResourceRequirements{Limits: limits},
-					Env: []corev1.EnvVar{{Name: EnvPort, Value: "9999"}, {Name: "EXTRA", Value: "1"}}},
+					Env: []corev1.EnvVar{{Name: simconfig.EnvPort, Value: "9999"}, {Name: "EXTRA", Value: "1"}}},
 				{Name: "sidecar", Image: "busybox"},
 			},
 			NodeSelector: map[string]string{"disk": "ssd"},
@@ -127,7 +128,7 @@ func TestPodTemplateTakesPrecedence(t *testing.T) {
 		t.Errorf("template resources win: %v", c.Resources)
 	}
 	env := envOf(c)
-	if env[EnvPort] != "9999" || env["EXTRA"] != "1" || env[EnvKubeAPIPort] != "3131" {
+	if env[simconfig.EnvPort] != "9999" || env["EXTRA"] != "1" || env[simconfig.EnvKubeAPIPort] != "3131" {
 		t.Errorf("template env wins by name, ours stays otherwise: %v", env)
 	}
 	if pod.Spec.NodeSelector["disk"] != "ssd" {

@@ -21,6 +21,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 // Pods finds the host Pods of a simulator.
@@ -139,10 +140,10 @@ func (a *Access) entry(t Target) (*entry, error) {
 
 func newEntry(t Target, secret *corev1.Secret) (*entry, error) {
 	creds := &Credentials{
-		CACert:     secret.Data[backing.KeyCACert],
-		CAKey:      secret.Data[backing.KeyCAKey],
-		AdminCert:  secret.Data[backing.KeyAdminCert],
-		AdminKey:   secret.Data[backing.KeyAdminKey],
+		CACert:     secret.Data[simconfig.FileCACert],
+		CAKey:      secret.Data[simconfig.FileCAKey],
+		AdminCert:  secret.Data[simconfig.FileAdminCert],
+		AdminKey:   secret.Data[simconfig.FileAdminKey],
 		ServerName: backing.ServerName(t.Name, t.Namespace),
 	}
 	pool := x509.NewCertPool()

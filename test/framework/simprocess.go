@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
+	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 // FreePort returns a port free on 127.0.0.1 right now, e.g. for a
@@ -105,17 +106,17 @@ func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name str
 	}
 	p.Port = int(s.Spec.SimulatorServerPort)
 	env := map[string]string{
-		backing.EnvKubeAPIPort:        strconv.Itoa(int(s.Spec.KubeAPIServerPort)),
-		backing.EnvPort:               strconv.Itoa(p.Port),
-		backing.EnvEtcdURL:            etcdURL,
-		backing.EnvCredentialsDir:     credsDir,
-		backing.EnvEtcdPrefix:         backing.EtcdPrefix(s),
-		"SIMULATOR_BIN_DIR":           binDir,
-		"SIMULATOR_DATA_DIR":          filepath.Join(dir, "data"),
-		"SIMULATOR_SCHEDULER_PORT":    strconv.Itoa(ports[0]),
-		"SIMULATOR_KWOK_PORT":         strconv.Itoa(ports[1]),
-		"SIMULATOR_BIND_ADDRESS":      "127.0.0.1",
-		"SIMULATOR_ADVERTISE_ADDRESS": "127.0.0.1",
+		simconfig.EnvKubeAPIPort:      strconv.Itoa(int(s.Spec.KubeAPIServerPort)),
+		simconfig.EnvPort:             strconv.Itoa(p.Port),
+		simconfig.EnvEtcdURL:          etcdURL,
+		simconfig.EnvCredentialsDir:   credsDir,
+		simconfig.EnvEtcdPrefix:       backing.EtcdPrefix(s),
+		simconfig.EnvBinDir:           binDir,
+		simconfig.EnvDataDir:          filepath.Join(dir, "data"),
+		simconfig.EnvSchedulerPort:    strconv.Itoa(ports[0]),
+		simconfig.EnvKwokPort:         strconv.Itoa(ports[1]),
+		simconfig.EnvBindAddress:      "127.0.0.1",
+		simconfig.EnvAdvertiseAddress: "127.0.0.1",
 	}
 	proc, err := startProcessWithEnv(ctx, "simulator-"+namespace+"-"+name, logDir, env, binaries["simulator"])
 	if proc != nil {

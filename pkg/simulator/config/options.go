@@ -29,6 +29,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 )
 
 // Environment variables: KEP-159's first, then ours.
@@ -51,8 +53,8 @@ const (
 
 // Defaults.
 const (
-	DefaultKubeAPIPort    = 3131
-	DefaultPort           = 1212
+	DefaultKubeAPIPort    = v1alpha1.DefaultKubeAPIServerPort
+	DefaultPort           = v1alpha1.DefaultSimulatorServerPort
 	DefaultCredentialsDir = "/etc/simulator/credentials"
 	DefaultEtcdPrefix     = "/registry"
 	// DefaultSchedulerPort is kube-scheduler's usual secure port. It is
