@@ -40,6 +40,7 @@ test: verify build tools
 ## image: docker build of the images (for users with a Docker engine)
 image:
 	docker build --build-arg VERSION=$(VERSION) --target sim-apiserver -t $(IMAGE_REPO)/sim-apiserver:$(VERSION) .
+	docker build --build-arg VERSION=$(VERSION) --target simulator -t $(IMAGE_REPO)/simulator:$(VERSION) .
 
 ## run: start a local host cluster with sim-apiserver registered (foreground; Ctrl-C stops it)
 run: build tools
