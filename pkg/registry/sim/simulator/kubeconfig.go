@@ -136,13 +136,9 @@ func (r *KubeconfigREST) proxyKubeconfig(req *http.Request, s *sim.Simulator, ex
 // directKubeconfig points at the inner apiserver (the Pod's IP) with a client
 // certificate for the caller, signed by the simulator's CA.
 func (r *KubeconfigREST) directKubeconfig(s *sim.Simulator, caller user.Info, expiration time.Duration) (*clientcmdapi.Config, error) {
-	if s.Status.Phase != sim.SimulatorAvailable {
-		return nil, unavailable(s)
-	}
-	target := inner.Target{Namespace: s.Namespace, Name: s.Name, Generation: s.Generation, Port: s.Spec.KubeAPIServerPort}
-	server, err := r.access.URL(target)
+	target, server, err := reachable(r.access, s)
 	if err != nil {
-		return nil, apierrors.NewServiceUnavailable(err.Error())
+		return nil, err
 	}
 	creds, err := r.access.Credentials(target)
 	if err != nil {

@@ -59,13 +59,9 @@ func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Objec
 		return nil, err
 	}
 	s := obj.(*sim.Simulator)
-	if s.Status.Phase != sim.SimulatorAvailable {
-		return nil, unavailable(s)
-	}
-	target := inner.Target{Namespace: s.Namespace, Name: s.Name, Generation: s.Generation, Port: s.Spec.KubeAPIServerPort}
-	location, err := r.access.URL(target)
+	target, location, err := reachable(r.access, s)
 	if err != nil {
-		return nil, apierrors.NewServiceUnavailable(err.Error())
+		return nil, err
 	}
 	transport, err := r.access.Transport(target)
 	if err != nil {
@@ -81,6 +77,20 @@ func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Objec
 		responder:  responder,
 		authorizer: r.authorizer,
 	}, nil
+}
+
+// reachable resolves the inner apiserver of an Available simulator, or
+// returns the 503 that says why it cannot be reached.
+func reachable(access *inner.Access, s *sim.Simulator) (inner.Target, *url.URL, error) {
+	if s.Status.Phase != sim.SimulatorAvailable {
+		return inner.Target{}, nil, unavailable(s)
+	}
+	target := inner.Target{Namespace: s.Namespace, Name: s.Name, Generation: s.Generation, Port: s.Spec.KubeAPIServerPort}
+	u, err := access.URL(target)
+	if err != nil {
+		return inner.Target{}, nil, apierrors.NewServiceUnavailable(err.Error())
+	}
+	return target, u, nil
 }
 
 // unavailable is the 503 of a simulator that cannot take requests, saying why.
