@@ -15,7 +15,8 @@
 
 # Installs the Debian packages the local node needs (test/framework with
 # Options.WithNode, `make run`, the e2e tests, hack/build-images.sh):
-# containerd, runc, the CNI plugins, buildah, iptables and iproute2. Packages
+# containerd, runc, the CNI plugins, buildah, iptables, nftables (to remove the
+# iptables tables a node created) and iproute2. Packages
 # already installed are left alone; when all are there it does nothing and
 # needs no network. It must run as root.
 #
@@ -26,7 +27,7 @@ set -o errexit
 set -o nounset
 set -o pipefail
 
-PACKAGES=(containerd runc containernetworking-plugins buildah iptables iproute2)
+PACKAGES=(containerd runc containernetworking-plugins buildah iptables nftables iproute2)
 
 installed() {
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == "installed" ]]

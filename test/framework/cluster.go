@@ -17,7 +17,10 @@ limitations under the License.
 // Package framework starts a real host control plane (etcd, kube-apiserver,
 // kube-controller-manager) on loopback, runs sim-apiserver next to it as a
 // process and registers it with the host aggregator, for integration tests
-// (Start) and for a person (StartCluster, used by `make run`).
+// (Start) and for a person (StartCluster, used by `make run`). With
+// Options.WithNode it adds kube-scheduler and a real node: a kubelet with its
+// own containerd, its pods on a bridge the framework creates, running images
+// built from this tree (e2e tests, `make run`); that needs root.
 package framework
 
 import (
@@ -47,6 +50,13 @@ type Options struct {
 	WithoutSimAPIServer bool
 	// SimAPIServerArgs are extra flags for sim-apiserver.
 	SimAPIServerArgs []string
+	// WithNode adds kube-scheduler and the local node (NodeName), with the
+	// images of hack/build-images.sh imported. kube-apiserver then serves
+	// on NodeIP, which pods can reach. It needs root, changes the machine
+	// (a bridge, iptables chains, sysctls; Stop undoes them, and the next
+	// cluster with a node undoes them after a crash) and allows one such
+	// cluster per machine at a time.
+	WithNode bool
 }
 
 // Cluster is a running host control plane, with sim-apiserver registered
@@ -64,6 +74,8 @@ type Cluster struct {
 	KubeconfigPath string
 	// SimAPIServerPort is the port sim-apiserver serves on, on 127.0.0.1.
 	SimAPIServerPort int
+	// NodeName is the local node with Options.WithNode, else empty.
+	NodeName string
 
 	clusterCA         *certificateAuthority // serving and client certificates of the host
 	frontProxyCA      *certificateAuthority // requestheader client CA
@@ -71,17 +83,22 @@ type Cluster struct {
 	frontProxyClient  *keyPair
 	serviceAccountKey string
 
+	// bindIP is where kube-apiserver serves: loopback, or NodeIP with a node.
+	bindIP string
+
 	removeDir bool
-	processes []*process // in start order
+	processes []*process                  // in start order, for their logs
+	stops     []func(ctx context.Context) // in start order; Stop runs them in reverse
 	stopOnce  sync.Once
 }
 
-// StartCluster starts etcd, kube-apiserver, kube-controller-manager and,
-// unless opts.WithoutSimAPIServer, sim-apiserver, and waits until the
-// APIService v1alpha1.sim.x-k8s.io is Available and the host serves
-// sim.x-k8s.io in discovery and OpenAPI v3. ctx bounds the start only;
-// the processes run until Stop. On error everything started is stopped.
-// Missing tool binaries make the error wrap ErrMissingBinary.
+// StartCluster starts etcd, kube-apiserver, kube-controller-manager, with
+// opts.WithNode kube-scheduler and the node, and, unless
+// opts.WithoutSimAPIServer, sim-apiserver, and waits until the APIService
+// v1alpha1.sim.x-k8s.io is Available and the host serves sim.x-k8s.io in
+// discovery and OpenAPI v3. ctx bounds the start only; the processes run
+// until Stop. On error everything started is stopped. Missing tool binaries
+// make the error wrap ErrMissingBinary; a node when not root, ErrNeedsRoot.
 func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 	logger := klog.FromContext(ctx)
 	start := time.Now()
@@ -93,7 +110,11 @@ func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) 
 		}
 	}
 	binaries := map[string]string{}
-	for _, name := range []string{etcdBinary, kubeAPIServerBinary, kubeControllerManagerBinary} {
+	names := []string{etcdBinary, kubeAPIServerBinary, kubeControllerManagerBinary}
+	if opts.WithNode {
+		names = append(names, kubeSchedulerBinary, kubeletBinary)
+	}
+	for _, name := range names {
 		path, err := findTool(binDir, name)
 		if err != nil {
 			return nil, err
@@ -111,6 +132,21 @@ func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) 
 		}
 	}()
 
+	var simBinary string
+	if !opts.WithoutSimAPIServer {
+		if simBinary, err = simAPIServerPath(ctx, binDir, c.Dir); err != nil {
+			return nil, err
+		}
+	}
+	var node *nodeSetup
+	if opts.WithNode {
+		if node, err = prepareNode(ctx, c, binDir, simBinary); err != nil {
+			return nil, err
+		}
+		c.bindIP = NodeIP
+		logger.V(1).Info("Node network is set up", "bridge", nodeBridge, "nodeIP", NodeIP, "elapsed", time.Since(start))
+	}
+
 	etcd, etcdURL, err := startEtcd(ctx, c, binaries[etcdBinary])
 	if err := c.track(etcd, err); err != nil {
 		return nil, err
@@ -126,18 +162,21 @@ func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) 
 	}
 	logger.V(1).Info("kube-apiserver is ready", "host", c.Host, "elapsed", time.Since(start))
 
-	kcm, err := startKubeControllerManager(ctx, c, binaries[kubeControllerManagerBinary])
+	kcm, err := startKubeControllerManager(ctx, c, binaries[kubeControllerManagerBinary], opts.WithNode)
 	if err := c.track(kcm, err); err != nil {
 		return nil, err
 	}
 	logger.V(1).Info("kube-controller-manager is working", "elapsed", time.Since(start))
 
-	if !opts.WithoutSimAPIServer {
-		binary, err := simAPIServerPath(ctx, binDir, c.Dir)
-		if err != nil {
+	if opts.WithNode {
+		if err := startNode(ctx, c, binaries, node); err != nil {
 			return nil, err
 		}
-		sim, err := startSimAPIServer(ctx, c, binary, opts.SimAPIServerArgs)
+		logger.V(1).Info("Node is up", "node", c.NodeName, "elapsed", time.Since(start))
+	}
+
+	if !opts.WithoutSimAPIServer {
+		sim, err := startSimAPIServer(ctx, c, simBinary, opts.SimAPIServerArgs)
 		if err := c.track(sim, err); err != nil {
 			return nil, err
 		}
@@ -155,7 +194,7 @@ func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) 
 }
 
 func newCluster(dir string) (*Cluster, error) {
-	c := &Cluster{Dir: dir}
+	c := &Cluster{Dir: dir, bindIP: "127.0.0.1"}
 	var err error
 	if dir == "" {
 		if c.Dir, err = os.MkdirTemp("", "sim-cluster-"); err != nil {
@@ -190,23 +229,33 @@ func newCluster(dir string) (*Cluster, error) {
 // track records a started process so that Stop stops it, and returns err.
 func (c *Cluster) track(p *process, err error) error {
 	if p != nil {
-		c.processes = append(c.processes, p)
+		c.addProcess(p)
+		c.onStop(func(ctx context.Context) { p.stop(ctx, stopTimeout) })
 	}
 	return err
 }
 
+// addProcess records a process for LogTails.
+func (c *Cluster) addProcess(p *process) { c.processes = append(c.processes, p) }
+
+// onStop registers what Stop does to undo a step of the start; Stop runs
+// them last registered first.
+func (c *Cluster) onStop(f func(ctx context.Context)) { c.stops = append(c.stops, f) }
+
 func (c *Cluster) pkiDir() string { return filepath.Join(c.Dir, "pki") }
 func (c *Cluster) logDir() string { return filepath.Join(c.Dir, "logs") }
 
-// Stop stops the processes in reverse start order (sim-apiserver,
-// kube-controller-manager, kube-apiserver, etcd): SIGTERM, then SIGKILL
-// after a timeout. It removes a temporary state directory. It is safe to
-// call more than once.
+// Stop undoes the start in reverse order: it stops the processes
+// (sim-apiserver, the kubelet, containerd after removing its containers,
+// kube-scheduler, kube-controller-manager, kube-apiserver, etcd: SIGTERM,
+// then SIGKILL after a timeout), then undoes the node's changes to the
+// machine. It removes a temporary state directory. It is safe to call more
+// than once.
 func (c *Cluster) Stop() {
 	c.stopOnce.Do(func() {
 		ctx := context.Background()
-		for i := len(c.processes) - 1; i >= 0; i-- {
-			c.processes[i].stop(ctx, stopTimeout)
+		for i := len(c.stops) - 1; i >= 0; i-- {
+			c.stops[i](ctx)
 		}
 		if c.removeDir {
 			if err := os.RemoveAll(c.Dir); err != nil {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,9 +42,24 @@ var controllers = []string{
 	"clusterrole-aggregation-controller",
 }
 
+// nodeControllers are the controllers added for a cluster with a node: the
+// node lifecycle (not-ready taint), pod GC, and what Deployments and
+// Services need.
+var nodeControllers = []string{
+	"node-lifecycle-controller",
+	"pod-garbage-collector-controller",
+	"deployment-controller",
+	"replicaset-controller",
+	"endpointslice-controller",
+}
+
 // startKubeControllerManager starts kube-controller-manager and waits until
 // the default ServiceAccount exists, i.e. its controllers work.
-func startKubeControllerManager(ctx context.Context, c *Cluster, binary string) (*process, error) {
+func startKubeControllerManager(ctx context.Context, c *Cluster, binary string, withNode bool) (*process, error) {
+	enabled := controllers
+	if withNode {
+		enabled = append(slices.Clone(controllers), nodeControllers...)
+	}
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -63,7 +79,7 @@ func startKubeControllerManager(ctx context.Context, c *Cluster, binary string) 
 		"--bind-address=127.0.0.1",
 		"--secure-port="+strconv.Itoa(port),
 		"--cert-dir="+filepath.Join(c.Dir, "kube-controller-manager"),
-		"--controllers="+strings.Join(controllers, ","),
+		"--controllers="+strings.Join(enabled, ","),
 		// Each controller runs as its own service account, like kubeadm.
 		"--use-service-account-credentials=true",
 		"--service-account-private-key-file="+c.serviceAccountKey,

@@ -38,18 +38,21 @@ const (
 	frontProxyClientName = "front-proxy-client"
 )
 
-// startKubeAPIServer starts kube-apiserver on a free loopback port with
-// aggregation configured and waits until /readyz succeeds. It sets
-// c.Config and c.Client to an admin client.
+// startKubeAPIServer starts kube-apiserver on a free port of c.bindIP
+// (loopback, or the node address) with aggregation configured and waits
+// until /readyz succeeds. It sets c.Config and c.Client to an admin client.
 func startKubeAPIServer(ctx context.Context, c *Cluster, binary, etcdURL string) (*process, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	pki := c.pkiDir()
+	ips := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP(kubernetesServiceIP)}
+	if bind := net.ParseIP(c.bindIP); !bind.IsLoopback() {
+		ips = append(ips, bind)
+	}
 	serving, err := c.clusterCA.issueServing(pki, "kube-apiserver",
-		[]string{"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", "localhost"},
-		[]net.IP{net.ParseIP("127.0.0.1"), net.ParseIP(kubernetesServiceIP)})
+		[]string{"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", "localhost"}, ips)
 	if err != nil {
 		return nil, err
 	}
@@ -58,36 +61,48 @@ func startKubeAPIServer(ctx context.Context, c *Cluster, binary, etcdURL string)
 		return nil, err
 	}
 	c.frontProxyClient = proxyClient
-	p, err := startProcess(ctx, "kube-apiserver", c.logDir(), binary,
-		"--etcd-servers="+etcdURL,
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(port),
-		// A loopback advertise address is refused unless nothing writes
-		// the kubernetes Service endpoints.
-		"--endpoint-reconciler-type=none",
-		"--cert-dir="+filepath.Join(c.Dir, "kube-apiserver"),
-		"--tls-cert-file="+serving.certFile,
-		"--tls-private-key-file="+serving.keyFile,
-		"--client-ca-file="+c.clusterCA.certFile,
+	// For logs, exec and port-forward through the kubelet.
+	kubeletClient, err := c.clusterCA.issueClient(pki, "kube-apiserver-kubelet-client", "kube-apiserver-kubelet-client", []string{"system:masters"})
+	if err != nil {
+		return nil, err
+	}
+	args := []string{
+		"--etcd-servers=" + etcdURL,
+		"--bind-address=" + c.bindIP,
+		"--advertise-address=" + c.bindIP,
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + filepath.Join(c.Dir, "kube-apiserver"),
+		"--tls-cert-file=" + serving.certFile,
+		"--tls-private-key-file=" + serving.keyFile,
+		"--client-ca-file=" + c.clusterCA.certFile,
 		"--authorization-mode=Node,RBAC",
-		"--service-account-issuer="+serviceAccountIssuer,
-		"--service-account-key-file="+c.serviceAccountKey,
-		"--service-account-signing-key-file="+c.serviceAccountKey,
-		"--service-cluster-ip-range="+serviceClusterIPRange,
+		"--service-account-issuer=" + serviceAccountIssuer,
+		"--service-account-key-file=" + c.serviceAccountKey,
+		"--service-account-signing-key-file=" + c.serviceAccountKey,
+		"--service-cluster-ip-range=" + serviceClusterIPRange,
 		"--allow-privileged=true",
 		// Aggregation: the aggregator authenticates to aggregated servers
 		// with the proxy client certificate and passes the user in headers.
-		"--requestheader-client-ca-file="+c.frontProxyCA.certFile,
-		"--requestheader-allowed-names="+frontProxyClientName,
+		"--requestheader-client-ca-file=" + c.frontProxyCA.certFile,
+		"--requestheader-allowed-names=" + frontProxyClientName,
 		"--requestheader-username-headers=X-Remote-User",
 		"--requestheader-group-headers=X-Remote-Group",
 		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
-		"--proxy-client-cert-file="+proxyClient.certFile,
-		"--proxy-client-key-file="+proxyClient.keyFile,
+		"--proxy-client-cert-file=" + proxyClient.certFile,
+		"--proxy-client-key-file=" + proxyClient.keyFile,
+		"--kubelet-client-certificate=" + kubeletClient.certFile,
+		"--kubelet-client-key=" + kubeletClient.keyFile,
+		"--kubelet-certificate-authority=" + c.clusterCA.certFile,
+		"--kubelet-preferred-address-types=InternalIP",
 		"--profiling=false",
 		"--v=2",
-	)
+	}
+	if net.ParseIP(c.bindIP).IsLoopback() {
+		// A loopback advertise address is refused unless nothing writes
+		// the kubernetes Service endpoints.
+		args = append(args, "--endpoint-reconciler-type=none")
+	}
+	p, err := startProcess(ctx, "kube-apiserver", c.logDir(), binary, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +111,7 @@ func startKubeAPIServer(ctx context.Context, c *Cluster, binary, etcdURL string)
 	if err != nil {
 		return p, err
 	}
-	c.Host = loopbackURL("https", port)
+	c.Host = hostURL("https", c.bindIP, port)
 	c.Config = restConfig(c.Host, c.clusterCA.certPEM(), admin)
 	if c.Client, err = kubernetes.NewForConfig(c.Config); err != nil {
 		return p, fmt.Errorf("creating admin client: %w", err)

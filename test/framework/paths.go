@@ -33,6 +33,8 @@ const (
 	etcdBinary                  = "etcd"
 	kubeAPIServerBinary         = "kube-apiserver"
 	kubeControllerManagerBinary = "kube-controller-manager"
+	kubeSchedulerBinary         = "kube-scheduler"
+	kubeletBinary               = "kubelet"
 	simAPIServerBinary          = "sim-apiserver"
 )
 

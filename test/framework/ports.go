@@ -54,5 +54,9 @@ func freePorts(n int) ([]int, error) {
 }
 
 func loopbackURL(scheme string, port int) string {
-	return scheme + "://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	return hostURL(scheme, "127.0.0.1", port)
+}
+
+func hostURL(scheme, host string, port int) string {
+	return scheme + "://" + net.JoinHostPort(host, strconv.Itoa(port))
 }

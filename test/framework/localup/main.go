@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command localup starts a host cluster with sim-apiserver registered in the
-// foreground, for a person: hack/local-up.sh (`make run`) runs it. The state
-// directory is wiped at start; Ctrl-C (SIGINT) or SIGTERM stops everything.
+// Command localup starts a host cluster with a node and sim-apiserver
+// registered in the foreground, for a person: hack/local-up.sh (`make run`)
+// runs it. The state directory is wiped at start; Ctrl-C (SIGINT) or SIGTERM
+// stops everything and undoes the node's changes to the machine.
 package main
 
 import (
@@ -38,11 +39,12 @@ func main() {
 	klog.InitFlags(nil)
 	dir := flag.String("dir", "", "state directory, wiped at start (default _output/local in the repository root)")
 	withoutSim := flag.Bool("without-sim-apiserver", false, "start only the host control plane")
+	withoutNode := flag.Bool("without-node", false, "start no node (kube-scheduler, kubelet, containerd); simulators then stay Pending, but root is not needed")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := framework.Options{Dir: *dir, WithoutSimAPIServer: *withoutSim}
+	opts := framework.Options{Dir: *dir, WithoutSimAPIServer: *withoutSim, WithNode: !*withoutNode}
 	if err := run(ctx, stop, opts); err != nil {
 		fmt.Fprintf(os.Stderr, "local-up: %v\n", err)
 		os.Exit(1)
@@ -70,6 +72,9 @@ func run(ctx context.Context, stop func(), opts framework.Options) error {
 	defer c.Stop()
 
 	fmt.Printf("\nHost cluster up: etcd, kube-apiserver (%s), kube-controller-manager.\n", c.Host)
+	if c.NodeName != "" {
+		fmt.Printf("Node %s: kube-scheduler, kubelet, containerd; pods on %s, reachable from this machine.\n", c.NodeName, framework.PodSubnet)
+	}
 	if !opts.WithoutSimAPIServer {
 		fmt.Printf("sim-apiserver (%s) is registered as APIService %s.\n", c.SimAPIServerURL(), framework.SimAPIService)
 	}
@@ -79,6 +84,7 @@ func run(ctx context.Context, stop func(), opts framework.Options) error {
   kubectl get apiservice %s
   kubectl api-resources --api-group=%s
   kubectl apply -f artifacts/examples/simulator.yaml
+  kubectl wait --for=jsonpath='{.status.phase}'=Available simulator/example --timeout=120s
 
 Press Ctrl-C to stop.
 `, displayPath(c.Dir), displayPath(c.KubeconfigPath), framework.SimAPIService, framework.SimAPIGroup)

@@ -1,0 +1,39 @@
+//go:build !linux
+
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"context"
+	"errors"
+)
+
+// errNodeNeedsLinux: the node runs containerd, runc and a bridge.
+var errNodeNeedsLinux = errors.New("a cluster with a node needs Linux")
+
+type hostRecord struct{}
+
+type nodeHost struct{ record hostRecord }
+
+func acquireNodeHost(context.Context, string, string, string) (*nodeHost, error) {
+	return nil, errNodeNeedsLinux
+}
+
+func setUpNodeNetwork(context.Context, *hostRecord) error { return errNodeNeedsLinux }
+
+func (h *nodeHost) tearDown(context.Context) {}
