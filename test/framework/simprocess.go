@@ -39,9 +39,40 @@ func (p *SimulatorProcess) Stop() {
 	}
 }
 
+// Etcd is an etcd of a test's own, e.g. an external etcd for simulators.
+type Etcd struct {
+	URL     string
+	process *process
+}
+
+// Stop stops the etcd.
+func (e *Etcd) Stop() { e.process.stop(context.Background(), stopTimeout) }
+
+// StartEtcd starts an etcd on loopback with its data and log under the
+// cluster's directory.
+func (c *Cluster) StartEtcd(ctx context.Context, name string) (*Etcd, error) {
+	binDir, err := BinDir()
+	if err != nil {
+		return nil, err
+	}
+	binary, err := findTool(binDir, "etcd")
+	if err != nil {
+		return nil, err
+	}
+	p, url, err := startEtcdAt(ctx, name, filepath.Join(c.Dir, name), c.logDir(), binary)
+	if err != nil {
+		if p != nil {
+			p.stop(ctx, stopTimeout)
+		}
+		return nil, err
+	}
+	return &Etcd{URL: url, process: p}, nil
+}
+
 // RunSimulatorAsProcess stands in for the kubelet in a cluster without a
 // node: it runs the simulator's current Pod as host processes on 127.0.0.1
-// with the credentials the reconciler made, waits until it is ready, and then
+// (with an etcd of its own unless spec.etcdURL names one) with the
+// credentials the reconciler made, waits until it is ready, and then
 // marks the Pod bound, Running and Ready at Pod IP 127.0.0.1. The simulator's
 // spec ports must be free on 127.0.0.1 (see FreePort).
 func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name string) (*SimulatorProcess, error) {
@@ -91,13 +122,18 @@ func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name str
 
 	p := &SimulatorProcess{}
 	logDir := c.logDir()
-	etcd, etcdURL, err := startEtcdAt(ctx, "etcd-"+namespace+"-"+name, filepath.Join(dir, "etcd"), logDir, binaries["etcd"])
-	if etcd != nil {
-		p.processes = append(p.processes, etcd)
-	}
-	if err != nil {
-		p.Stop()
-		return nil, err
+	// The Pod's own etcd, unless the spec names one.
+	etcdURL := s.Spec.EtcdURL
+	if etcdURL == "" {
+		etcd, url, err := startEtcdAt(ctx, "etcd-"+namespace+"-"+name, filepath.Join(dir, "etcd"), logDir, binaries["etcd"])
+		if etcd != nil {
+			p.processes = append(p.processes, etcd)
+		}
+		if err != nil {
+			p.Stop()
+			return nil, err
+		}
+		etcdURL = url
 	}
 	ports, err := freePorts(2)
 	if err != nil {

@@ -353,6 +353,11 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (reque
 	if _, err := c.removeHostObjects(ctx, s.Namespace, s.Name); err != nil {
 		return false, err
 	}
+	// Purge only once no Pod runs: a running inner apiserver would write
+	// its keys again. (Pod events bring the simulator back here.)
+	if len(c.hostCache.SimulatorPods(s.Namespace, s.Name)) > 0 {
+		return true, nil
+	}
 	if s.Spec.EtcdURL != "" && c.purgeEtcd != nil {
 		if err := c.purgeEtcd(ctx, s.Spec.EtcdURL, backing.EtcdPrefix(s)); err != nil {
 			return false, fmt.Errorf("purging the simulator's keys in %s: %w", s.Spec.EtcdURL, err)
