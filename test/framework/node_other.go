@@ -37,3 +37,6 @@ func acquireNodeHost(context.Context, string, string, string) (*nodeHost, error)
 func setUpNodeNetwork(context.Context, *hostRecord) error { return errNodeNeedsLinux }
 
 func (h *nodeHost) tearDown(context.Context) {}
+
+// ContainerPIDs needs Linux.
+func ContainerPIDs(string) ([]int, error) { return nil, errNodeNeedsLinux }

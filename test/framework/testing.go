@@ -26,13 +26,20 @@ import (
 // skipped for lack of binaries.
 func InCI() bool { return os.Getenv("CI") == "true" }
 
+// Skippable reports whether a StartCluster error may skip tests: missing
+// tool binaries, or a node when not root; never under CI=true.
+func Skippable(err error) bool {
+	return !InCI() && (errors.Is(err, ErrMissingBinary) || errors.Is(err, ErrNeedsRoot))
+}
+
 // Start starts a cluster for a test and stops it in t.Cleanup, after
 // logging the tail of every process log if the test failed. Without the
-// tool binaries the test is skipped, or fails under CI=true.
+// tool binaries, or for a node when not root, the test is skipped, or fails
+// under CI=true.
 func Start(t testing.TB, opts Options) *Cluster {
 	t.Helper()
 	c, err := StartCluster(t.Context(), opts)
-	if errors.Is(err, ErrMissingBinary) && !InCI() {
+	if Skippable(err) {
 		t.Skipf("%v", err)
 	}
 	if err != nil {

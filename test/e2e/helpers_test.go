@@ -1,0 +1,173 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
+	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
+)
+
+// availableTimeout is how long a simulator may take to become Available on
+// the shared, busy machine; locally it takes a few seconds.
+const availableTimeout = 2 * time.Minute
+
+func simClient(t *testing.T) simclientset.Interface {
+	t.Helper()
+	c, err := simclientset.NewForConfig(hostCluster(t).Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// newNamespace creates a namespace for one test and deletes it afterwards.
+func newNamespace(t *testing.T, prefix string) string {
+	t.Helper()
+	client := hostCluster(t).Client
+	ns, err := client.CoreV1().Namespaces().Create(t.Context(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting namespace %s: %v", ns.Name, err)
+		}
+	})
+	return ns.Name
+}
+
+// poll calls cond every 50ms until it is true or timeout passes, then fails
+// the test with what the last call reported.
+func poll(t *testing.T, what string, timeout time.Duration, cond func(ctx context.Context) (bool, string)) {
+	t.Helper()
+	var last string
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		ok, state := cond(ctx)
+		last = state
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: %v; last: %s", what, err, last)
+	}
+}
+
+// waitAvailable waits until the simulator is Available and returns it.
+func waitAvailable(t *testing.T, ns, name string) *v1alpha1.Simulator {
+	t.Helper()
+	var s *v1alpha1.Simulator
+	poll(t, fmt.Sprintf("simulator %s/%s to be Available", ns, name), availableTimeout, func(ctx context.Context) (bool, string) {
+		got, err := simClient(t).SimV1alpha1().Simulators(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		s = got
+		return got.Status.Phase == v1alpha1.SimulatorAvailable, fmt.Sprintf("phase %s: %s", got.Status.Phase, got.Status.Message)
+	})
+	return s
+}
+
+// simulatorPod returns the simulator's current host Pod.
+func simulatorPod(t *testing.T, s *v1alpha1.Simulator) *corev1.Pod {
+	t.Helper()
+	if s.Status.PodName == "" {
+		t.Fatalf("simulator %s/%s has no status.podName", s.Namespace, s.Name)
+	}
+	pod, err := hostCluster(t).Client.CoreV1().Pods(s.Namespace).Get(t.Context(), s.Status.PodName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("getting the Pod of simulator %s/%s: %v", s.Namespace, s.Name, err)
+	}
+	return pod
+}
+
+// innerClient returns an admin client of the simulator's inner
+// kube-apiserver, reached from the host through its Pod IP with the admin
+// certificate of the simulator's credentials Secret.
+func innerClient(t *testing.T, s *v1alpha1.Simulator, pod *corev1.Pod) kubernetes.Interface {
+	t.Helper()
+	secret, err := hostCluster(t).Client.CoreV1().Secrets(s.Namespace).Get(t.Context(), sim.SimulatorSecretName(s.Name), metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("getting the credentials of %s/%s: %v", s.Namespace, s.Name, err)
+	}
+	cfg := &rest.Config{
+		Host: "https://" + net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(int(s.Spec.KubeAPIServerPort))),
+		TLSClientConfig: rest.TLSClientConfig{
+			CAData:     secret.Data[simconfig.FileCACert],
+			CertData:   secret.Data[simconfig.FileAdminCert],
+			KeyData:    secret.Data[simconfig.FileAdminKey],
+			ServerName: sim.SimulatorServiceName(s.Name) + "." + s.Namespace + ".svc",
+		},
+		Timeout: 10 * time.Second,
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// checkPodOnNode checks that the simulator's Pod really runs on the node:
+// bound to it, Running and Ready with every container started from an image
+// the node has (imported, never pulled), at an IP of the pod subnet.
+func checkPodOnNode(t *testing.T, pod *corev1.Pod) {
+	t.Helper()
+	c := hostCluster(t)
+	if pod.Spec.NodeName != c.NodeName || pod.Status.Phase != corev1.PodRunning {
+		t.Errorf("Pod %s is %s on node %q, want Running on %s", pod.Name, pod.Status.Phase, pod.Spec.NodeName, c.NodeName)
+	}
+	_, subnet, _ := net.ParseCIDR(framework.PodSubnet)
+	if ip := net.ParseIP(pod.Status.PodIP); ip == nil || !subnet.Contains(ip) {
+		t.Errorf("Pod %s has IP %q, want one in %s", pod.Name, pod.Status.PodIP, subnet)
+	}
+	node, err := c.Client.CoreV1().Nodes().Get(t.Context(), c.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onNode := map[string]bool{}
+	for _, image := range node.Status.Images {
+		for _, name := range image.Names {
+			onNode[name] = true
+		}
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if !cs.Ready || cs.State.Running == nil {
+			t.Errorf("container %s of Pod %s is not running and ready: %+v", cs.Name, pod.Name, cs.State)
+		}
+		if !onNode[cs.Image] {
+			t.Errorf("container %s of Pod %s runs image %s, which the node does not list", cs.Name, pod.Name, cs.Image)
+		}
+	}
+}
