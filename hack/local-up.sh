@@ -13,11 +13,15 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# Starts a local host cluster (etcd, kube-apiserver, kube-controller-manager)
-# with sim-apiserver registered, in the foreground; Ctrl-C stops it. State
-# and logs go to _output/local, wiped at start. `make run` builds the
-# binaries (make build tools) first. Arguments are passed to the program,
-# e.g. -v=2 or --dir=/some/dir.
+# Starts a local host cluster (etcd, kube-apiserver, kube-controller-manager,
+# kube-scheduler) with a real node (kubelet, containerd, a CNI bridge) and
+# sim-apiserver registered, in the foreground; Ctrl-C stops it and undoes the
+# node's changes to the machine. The node needs root; on first use the
+# framework installs its Debian packages and builds the images
+# (hack/build-images.sh). State and logs go to _output/local, wiped at start.
+# `make run` builds the binaries (make build tools) first. Arguments are
+# passed to the program, e.g. -v=2, --dir=/some/dir or --without-node (no
+# root needed, but simulators stay Pending).
 
 set -o errexit
 set -o nounset

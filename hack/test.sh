@@ -14,9 +14,12 @@
 # limitations under the License.
 
 # Runs the unit tests, then the integration tests against a real host
-# control plane (binaries from `make build tools`). `make test` runs it after
-# verify, build and tools. Extra arguments go to both `go test` runs, e.g.
-# hack/test.sh -v -run TestAPIResources. With CI=true no test may skip.
+# control plane (binaries from `make build tools`), then the e2e tests on a
+# host cluster with a real node (kubelet, containerd: as root; the framework
+# installs the Debian packages and builds the images it needs). `make test`
+# runs it after verify, build and tools. Extra arguments go to every `go test`
+# run, e.g. hack/test.sh -v -run TestAPIResources. With CI=true no test may
+# skip.
 
 set -o errexit
 set -o nounset
@@ -36,3 +39,7 @@ run go test -count=1 "$@" ./pkg/... ./cmd/...
 # One package at a time: each starts its own control plane.
 echo "=== integration tests"
 run go test -count=1 -p 1 -timeout 30m "$@" ./test/framework/... ./test/integration/...
+
+# One cluster with a node for the package; the first run builds the images.
+echo "=== e2e tests"
+run go test -count=1 -p 1 -timeout 30m "$@" ./test/e2e/...

@@ -22,6 +22,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -47,6 +48,9 @@ func main() {
 	opts := framework.Options{Dir: *dir, WithoutSimAPIServer: *withoutSim, WithNode: !*withoutNode}
 	if err := run(ctx, stop, opts); err != nil {
 		fmt.Fprintf(os.Stderr, "local-up: %v\n", err)
+		if errors.Is(err, framework.ErrNeedsRoot) {
+			fmt.Fprintln(os.Stderr, "Run as root, or with --without-node for a cluster where simulators stay Pending.")
+		}
 		os.Exit(1)
 	}
 }
