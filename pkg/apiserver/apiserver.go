@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/nodepool"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
+	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 )
 
 var (
@@ -67,6 +68,8 @@ type ExtraConfig struct {
 	HostClient kubernetes.Interface
 	// HostCache watches the host objects of simulators.
 	HostCache *hostcache.Cache
+	// Records are where objects are kept; their cache serves reads at any version.
+	Records *hoststore.Records
 	// Namespace is the server's own namespace in the host.
 	Namespace string
 	// Kubeconfig says how users reach the host, for simulators/kubeconfig.
@@ -105,9 +108,10 @@ func (c completedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	hostCache := c.ExtraConfig.HostCache
-	if err := genericServer.AddPostStartHook("start-host-cache", func(ctx genericapiserver.PostStartHookContext) error {
+	hostCache, records := c.ExtraConfig.HostCache, c.ExtraConfig.Records
+	if err := genericServer.AddPostStartHook("start-host-caches", func(ctx genericapiserver.PostStartHookContext) error {
 		hostCache.Start(ctx)
+		records.Start(ctx)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -132,6 +136,9 @@ func (c completedConfig) New() (*Server, error) {
 	if err := genericServer.AddReadyzChecks(healthz.NamedCheck("host-cache-synced", func(*http.Request) error {
 		if !hostCache.HasSynced() {
 			return fmt.Errorf("the cache of simulators' host Pods, Services and Secrets has not synced")
+		}
+		if !records.HasSynced() {
+			return fmt.Errorf("the cache of records has not synced")
 		}
 		return nil
 	})); err != nil {

@@ -28,7 +28,7 @@ import (
 // runningSimulator creates a simulator whose Pod runs as host processes
 // (cmd/simulator with a real kube-apiserver, kube-scheduler and kwok) and
 // waits until it is Available.
-func runningSimulator(t *testing.T, ns, name string) {
+func runningSimulator(t testing.TB, ns, name string) {
 	t.Helper()
 	c := hostCluster(t)
 	ports := make([]int32, 2)
@@ -62,7 +62,7 @@ func kubeconfigPath(ns, name, query string) string {
 
 // fetchKubeconfig gets a simulator's kubeconfig with kubectl get --raw and
 // writes it to a file.
-func fetchKubeconfig(t *testing.T, ns, name, query string) string {
+func fetchKubeconfig(t testing.TB, ns, name, query string) string {
 	t.Helper()
 	out, err := kubectl(t, hostCluster(t).KubeconfigPath, "get", "--raw", kubeconfigPath(ns, name, query))
 	if err != nil {
@@ -250,7 +250,7 @@ func TestAccessRBAC(t *testing.T) {
 	})
 }
 
-func jwtExpiry(t *testing.T, token string) time.Time {
+func jwtExpiry(t testing.TB, token string) time.Time {
 	t.Helper()
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
@@ -267,11 +267,11 @@ func jwtExpiry(t *testing.T, token string) time.Time {
 	return time.Unix(claims.Exp, 0)
 }
 
-func rawRequest(t *testing.T, cfg *rest.Config, verb, path string) (int, []byte) {
+func rawRequest(t testing.TB, cfg *rest.Config, verb, path string) (int, []byte) {
 	return rawRequestBody(t, cfg, verb, path, "")
 }
 
-func rawRequestBody(t *testing.T, cfg *rest.Config, verb, path, body string) (int, []byte) {
+func rawRequestBody(t testing.TB, cfg *rest.Config, verb, path, body string) (int, []byte) {
 	t.Helper()
 	transport, err := rest.TransportFor(cfg)
 	if err != nil {

@@ -114,7 +114,7 @@ func TestDelegatedAuthorization(t *testing.T) {
 
 // createNamespace creates a namespace named after prefix and deletes it when
 // the test ends.
-func createNamespace(t *testing.T, prefix string) string {
+func createNamespace(t testing.TB, prefix string) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
 	ns, err := cluster.Client.CoreV1().Namespaces().Create(t.Context(), ns, metav1.CreateOptions{})
@@ -130,7 +130,7 @@ func createNamespace(t *testing.T, prefix string) string {
 	return ns.Name
 }
 
-func mustUserConfig(t *testing.T, user string, groups ...string) *rest.Config {
+func mustUserConfig(t testing.TB, user string, groups ...string) *rest.Config {
 	t.Helper()
 	cfg, err := cluster.UserConfig(user, groups...)
 	if err != nil {
@@ -139,7 +139,7 @@ func mustUserConfig(t *testing.T, user string, groups ...string) *rest.Config {
 	return cfg
 }
 
-func dynamicClient(t *testing.T, cfg *rest.Config) dynamic.Interface {
+func dynamicClient(t testing.TB, cfg *rest.Config) dynamic.Interface {
 	t.Helper()
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {

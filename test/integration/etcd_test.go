@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
-func countKeys(t *testing.T, etcdURL, prefix string) int64 {
+func countKeys(t testing.TB, etcdURL, prefix string) int64 {
 	t.Helper()
 	client, err := clientv3.New(clientv3.Config{Endpoints: []string{etcdURL}, DialTimeout: 5 * time.Second})
 	if err != nil {

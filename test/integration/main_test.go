@@ -86,7 +86,7 @@ func run(m *testing.M) int {
 
 // hostCluster returns the shared cluster or skips the test (never under
 // CI=true: TestMain fails instead).
-func hostCluster(t *testing.T) *framework.Cluster {
+func hostCluster(t testing.TB) *framework.Cluster {
 	t.Helper()
 	if cluster == nil {
 		t.Skip(skipReason)
@@ -97,13 +97,13 @@ func hostCluster(t *testing.T) *framework.Cluster {
 // kubectl runs the kubectl on PATH in the repository root against the
 // shared cluster with kubeconfig and returns its stdout; a non-zero exit is
 // an error carrying stderr.
-func kubectl(t *testing.T, kubeconfig string, args ...string) (string, error) {
+func kubectl(t testing.TB, kubeconfig string, args ...string) (string, error) {
 	t.Helper()
 	return kubectlWith(t, cluster, kubeconfig, args...)
 }
 
 // kubectlWith is kubectl for cluster c.
-func kubectlWith(t *testing.T, c *framework.Cluster, kubeconfig string, args ...string) (string, error) {
+func kubectlWith(t testing.TB, c *framework.Cluster, kubeconfig string, args ...string) (string, error) {
 	t.Helper()
 	path, err := exec.LookPath("kubectl")
 	if err != nil {

@@ -27,7 +27,7 @@ import (
 // run. Tests that need a Pod to progress bind it and set its status by hand,
 // as a scheduler and a kubelet would.
 
-func simClient(t *testing.T) simclientset.Interface {
+func simClient(t testing.TB) simclientset.Interface {
 	t.Helper()
 	c, err := simclientset.NewForConfig(hostCluster(t).Config)
 	if err != nil {
@@ -41,14 +41,14 @@ func newSimulator(name string) *v1alpha1.Simulator {
 }
 
 // eventually polls cond every 100ms for up to 30s.
-func eventually(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+func eventually(t testing.TB, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
 	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, cond); err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
 
-func simulatorPods(ctx context.Context, t *testing.T, ns, name string) []corev1.Pod {
+func simulatorPods(ctx context.Context, t testing.TB, ns, name string) []corev1.Pod {
 	t.Helper()
 	pods, err := hostCluster(t).Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sim.LabelSimulator + "=" + name})
 	if err != nil {
@@ -58,7 +58,7 @@ func simulatorPods(ctx context.Context, t *testing.T, ns, name string) []corev1.
 }
 
 // waitForPod waits until the simulator has exactly one live Pod of generation gen.
-func waitForPod(t *testing.T, ns, name string, gen int64) corev1.Pod {
+func waitForPod(t testing.TB, ns, name string, gen int64) corev1.Pod {
 	t.Helper()
 	var pod corev1.Pod
 	eventually(t, fmt.Sprintf("the Pod of %s/%s generation %d", ns, name, gen), func(ctx context.Context) (bool, error) {
@@ -78,7 +78,7 @@ func waitForPod(t *testing.T, ns, name string, gen int64) corev1.Pod {
 }
 
 // makeReady plays scheduler and kubelet: binds the Pod and marks it Ready.
-func makeReady(t *testing.T, pod corev1.Pod) {
+func makeReady(t testing.TB, pod corev1.Pod) {
 	t.Helper()
 	ctx := t.Context()
 	client := hostCluster(t).Client
@@ -91,7 +91,7 @@ func makeReady(t *testing.T, pod corev1.Pod) {
 	setReady(t, pod.Namespace, pod.Name, corev1.ConditionTrue)
 }
 
-func setReady(t *testing.T, ns, name string, status corev1.ConditionStatus) {
+func setReady(t testing.TB, ns, name string, status corev1.ConditionStatus) {
 	t.Helper()
 	client := hostCluster(t).Client
 	pod, err := client.CoreV1().Pods(ns).Get(t.Context(), name, metav1.GetOptions{})
@@ -108,7 +108,7 @@ func setReady(t *testing.T, ns, name string, status corev1.ConditionStatus) {
 	}
 }
 
-func waitForPhase(t *testing.T, c simclientset.Interface, ns, name string, phase v1alpha1.SimulatorPhase) *v1alpha1.Simulator {
+func waitForPhase(t testing.TB, c simclientset.Interface, ns, name string, phase v1alpha1.SimulatorPhase) *v1alpha1.Simulator {
 	t.Helper()
 	var s *v1alpha1.Simulator
 	eventually(t, fmt.Sprintf("simulator %s/%s in phase %s", ns, name, phase), func(ctx context.Context) (bool, error) {

@@ -19,7 +19,7 @@ import (
 )
 
 // recordOf finds the host ConfigMap that holds a simulator.
-func recordOf(t *testing.T, ns, name string) *corev1.ConfigMap {
+func recordOf(t testing.TB, ns, name string) *corev1.ConfigMap {
 	t.Helper()
 	cms, err := hostCluster(t).Client.CoreV1().ConfigMaps(framework.SimNamespace).List(t.Context(), metav1.ListOptions{
 		LabelSelector: fmt.Sprintf("%s=simulators.sim.x-k8s.io,%s=%s,%s=%s", hoststore.LabelResource, hoststore.LabelNamespace, ns, hoststore.LabelName, name),

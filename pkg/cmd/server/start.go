@@ -148,6 +148,7 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	records := hoststore.NewRecords(hostClient, o.Namespace)
 	hostCache, err := hostcache.New(hostClient, 10*time.Minute)
 	if err != nil {
 		return nil, err
@@ -158,11 +159,12 @@ func (o *Options) Config() (*apiserver.Config, error) {
 		ExtraConfig: apiserver.ExtraConfig{
 			RESTOptionsGetter: hoststore.RESTOptionsGetter{
 				Codec:     apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion),
-				Decorator: hoststore.Records{Client: hostClient, Namespace: o.Namespace}.Decorator,
+				Decorator: records.Decorator,
 			},
 			Validation: validation.Options{MaxNodePoolReplicas: o.MaxNodePoolReplicas},
 			HostClient: hostClient,
 			HostCache:  hostCache,
+			Records:    records,
 			Namespace:  o.Namespace,
 			Kubeconfig: simulator.KubeconfigOptions{
 				ServerURL: strings.TrimSuffix(cmp.Or(o.ExternalServerURL, hostConfig.Host), "/"),

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -28,18 +29,36 @@ import (
 const maxRecordBytes = 1<<20 - 16<<10
 
 // Records makes the storage of each resource: records are ConfigMaps in one
-// host namespace, the server's own.
+// host namespace, the server's own. It also keeps a cache of them, which
+// serves reads that accept any resourceVersion (resourceVersion=0), as the
+// watch cache does in kube.
 type Records struct {
-	Client    kubernetes.Interface
-	Namespace string
+	client    kubernetes.Interface
+	namespace string
+	informer  cache.SharedIndexInformer
 }
 
+// NewRecords returns the records of namespace; Start runs its cache.
+func NewRecords(client kubernetes.Interface, namespace string) *Records {
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = LabelResource }))
+	return &Records{client: client, namespace: namespace, informer: factory.Core().V1().ConfigMaps().Informer()}
+}
+
+// Start runs the cache until ctx ends.
+func (r *Records) Start(ctx context.Context) { go r.informer.RunWithContext(ctx) }
+
+// HasSynced says whether the cache has its initial list.
+func (r *Records) HasSynced() bool { return r.informer.HasSynced() }
+
 // Decorator is the generic.StorageDecorator of host-backed records.
-func (r Records) Decorator(config *storagebackend.ConfigForResource, resourcePrefix string, _ func(runtime.Object) (string, error),
+func (r *Records) Decorator(config *storagebackend.ConfigForResource, resourcePrefix string, _ func(runtime.Object) (string, error),
 	newFunc func() runtime.Object, newListFunc func() runtime.Object, _ storage.AttrFunc, _ storage.IndexerFuncs, _ *cache.Indexers,
 ) (storage.Interface, factory.DestroyFunc, error) {
 	s := &store{
-		client:    r.Client.CoreV1().ConfigMaps(r.Namespace),
+		client:    r.client.CoreV1().ConfigMaps(r.namespace),
+		cache:     r.informer.GetIndexer(),
+		synced:    r.informer.HasSynced,
 		codec:     config.Codec,
 		versioner: storage.APIObjectVersioner{},
 		prefix:    resourcePrefix,
@@ -49,6 +68,7 @@ func (r Records) Decorator(config *storagebackend.ConfigForResource, resourcePre
 		namespaced: true,
 		newFunc:    newFunc,
 		newList:    newListFunc,
+		recordsNS:  r.namespace,
 	}
 	return s, func() {}, nil
 }
@@ -65,6 +85,8 @@ type configMaps interface {
 // store is the storage.Interface of one resource.
 type store struct {
 	client     configMaps
+	cache      cache.Indexer
+	synced     func() bool
 	codec      runtime.Codec
 	versioner  storage.Versioner
 	prefix     string
@@ -72,6 +94,8 @@ type store struct {
 	namespaced bool
 	newFunc    func() runtime.Object
 	newList    func() runtime.Object
+	// recordsNS is the namespace of the records, the cache's keys.
+	recordsNS string
 }
 
 var _ storage.Interface = &store{}
@@ -157,11 +181,24 @@ func (s *store) Create(ctx context.Context, key string, obj, out runtime.Object,
 }
 
 // getRecord reads the record of ref; a ConfigMap that is not such a record
-// is reported as not found.
+// is reported as not found. resourceVersion "0" (any version will do) is
+// served from the cache once it has synced.
 func (s *store) getRecord(ctx context.Context, ref objectRef, rv string) (*corev1.ConfigMap, error) {
-	cm, err := s.client.Get(ctx, ref.recordName(), metav1.GetOptions{ResourceVersion: rv})
-	if err != nil {
-		return nil, err
+	var cm *corev1.ConfigMap
+	if rv == "0" && s.cache != nil && s.synced() {
+		obj, exists, err := s.cache.GetByKey(s.recordsNS + "/" + ref.recordName())
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			return nil, apierrors.NewNotFound(corev1.Resource("configmaps"), ref.recordName())
+		}
+		cm = obj.(*corev1.ConfigMap)
+	} else {
+		var err error
+		if cm, err = s.client.Get(ctx, ref.recordName(), metav1.GetOptions{ResourceVersion: rv}); err != nil {
+			return nil, err
+		}
 	}
 	if !isRecord(cm, s.resource) || cm.Labels[LabelName] != ref.name || cm.Labels[LabelNamespace] != ref.namespace {
 		return nil, apierrors.NewNotFound(corev1.Resource("configmaps"), ref.recordName())
