@@ -40,3 +40,6 @@ func (h *nodeHost) tearDown(context.Context) {}
 
 // ContainerPIDs needs Linux.
 func ContainerPIDs(string) ([]int, error) { return nil, errNodeNeedsLinux }
+
+// RecoverNode has nothing to recover without Linux.
+func RecoverNode(context.Context) error { return nil }

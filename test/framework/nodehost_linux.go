@@ -99,44 +99,17 @@ type nodeHost struct {
 // previous run that did not stop left behind, and records the state of the
 // machine before this node changes it.
 func acquireNodeHost(ctx context.Context, dir, removeDir, containerdSocket string) (_ *nodeHost, retErr error) {
-	logger := klog.FromContext(ctx)
-	if err := os.MkdirAll(hostStateDir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", hostStateDir, err)
-	}
-	lock, err := os.OpenFile(hostLockFile, os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := lockHost()
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", hostLockFile, err)
+		return nil, err
 	}
 	defer func() {
 		if retErr != nil {
 			_ = lock.Close()
 		}
 	}()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		owner := "another process"
-		if previous, err := readHostRecord(); err == nil && previous != nil {
-			owner = fmt.Sprintf("process %d (state in %s)", previous.PID, previous.Dir)
-		}
-		return nil, fmt.Errorf("a cluster with a node is already running on this machine, started by %s: stop it first (lock %s): %w", owner, hostLockFile, err)
-	}
-
-	previous, err := readHostRecord()
-	if err != nil {
+	if err := recoverHost(ctx); err != nil {
 		return nil, err
-	}
-	if previous != nil {
-		logger.Info("Cleaning up after a cluster with a node that did not stop", "pid", previous.PID, "dir", previous.Dir)
-		if err := cleanUpHost(ctx, previous); err != nil {
-			return nil, fmt.Errorf("cleaning up after the node of process %d: %w", previous.PID, err)
-		}
-		if previous.RemoveDir != "" {
-			if err := os.RemoveAll(previous.RemoveDir); err != nil {
-				return nil, fmt.Errorf("removing the state of the node of process %d: %w", previous.PID, err)
-			}
-		}
-		if err := os.Remove(hostRecordFile); err != nil {
-			return nil, fmt.Errorf("removing %s: %w", hostRecordFile, err)
-		}
 	}
 
 	record := hostRecord{
@@ -174,6 +147,68 @@ func acquireNodeHost(ctx context.Context, dir, removeDir, containerdSocket strin
 		return nil, err
 	}
 	return &nodeHost{lock: lock, record: record}, nil
+}
+
+// RecoverNode undoes what a cluster with a node that did not stop (killed,
+// crashed) left on the machine, if anything; StartCluster does it too, but
+// a caller that wipes the old cluster's directory must do it first. It
+// fails if a cluster with a node is running.
+func RecoverNode(ctx context.Context) error {
+	if os.Geteuid() != 0 {
+		if _, err := os.Stat(hostRecordFile); err != nil {
+			return nil // nothing to recover, and no right to
+		}
+		return fmt.Errorf("%w: to clean up after the node in %s", ErrNeedsRoot, hostRecordFile)
+	}
+	lock, err := lockHost()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = lock.Close() }()
+	return recoverHost(ctx)
+}
+
+// lockHost takes the machine-wide lock of clusters with a node, held until
+// the returned file is closed (or the process ends).
+func lockHost() (*os.File, error) {
+	if err := os.MkdirAll(hostStateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", hostStateDir, err)
+	}
+	lock, err := os.OpenFile(hostLockFile, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", hostLockFile, err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = lock.Close()
+		owner := "another process"
+		if previous, err := readHostRecord(); err == nil && previous != nil {
+			owner = fmt.Sprintf("process %d (state in %s)", previous.PID, previous.Dir)
+		}
+		return nil, fmt.Errorf("a cluster with a node is already running on this machine, started by %s: stop it first (lock %s): %w", owner, hostLockFile, err)
+	}
+	return lock, nil
+}
+
+// recoverHost, with the lock held, undoes the changes of the record left by
+// a cluster that did not stop, and removes the record.
+func recoverHost(ctx context.Context) error {
+	previous, err := readHostRecord()
+	if err != nil || previous == nil {
+		return err
+	}
+	klog.FromContext(ctx).Info("Cleaning up after a cluster with a node that did not stop", "pid", previous.PID, "dir", previous.Dir)
+	if err := cleanUpHost(ctx, previous); err != nil {
+		return fmt.Errorf("cleaning up after the node of process %d: %w", previous.PID, err)
+	}
+	if previous.RemoveDir != "" {
+		if err := os.RemoveAll(previous.RemoveDir); err != nil {
+			return fmt.Errorf("removing the state of the node of process %d: %w", previous.PID, err)
+		}
+	}
+	if err := os.Remove(hostRecordFile); err != nil {
+		return fmt.Errorf("removing %s: %w", hostRecordFile, err)
+	}
+	return nil
 }
 
 // tearDown undoes what the node changed on the machine and releases it.

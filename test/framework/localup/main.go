@@ -66,6 +66,10 @@ func run(ctx context.Context, stop func(), opts framework.Options) error {
 		}
 		opts.Dir = filepath.Join(root, "_output", "local")
 	}
+	// A node that was killed may have left containers and mounts in there.
+	if err := framework.RecoverNode(ctx); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(opts.Dir); err != nil {
 		return fmt.Errorf("wiping %s: %w", opts.Dir, err)
 	}
