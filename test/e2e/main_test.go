@@ -59,7 +59,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	before, err := snapshotMachine()
+	before, err := framework.SnapshotMachine()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)
 		return 1
@@ -92,12 +92,12 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "FAIL: the cluster's directory %s is left after it stopped\n", c.Dir)
 		return 1
 	}
-	after, err := snapshotMachine()
+	after, err := framework.SnapshotMachine()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)
 		return 1
 	}
-	if diff := before.diff(after); diff != "" {
+	if diff := before.Diff(after); diff != "" {
 		fmt.Fprintf(os.Stderr, "FAIL: the machine differs after the cluster stopped:\n%s", diff)
 		return 1
 	}

@@ -43,3 +43,12 @@ func ContainerPIDs(string) ([]int, error) { return nil, errNodeNeedsLinux }
 
 // RecoverNode has nothing to recover without Linux.
 func RecoverNode(context.Context) error { return nil }
+
+// MachineState needs Linux.
+type MachineState struct{}
+
+// SnapshotMachine needs Linux.
+func SnapshotMachine() (*MachineState, error) { return nil, errNodeNeedsLinux }
+
+// Diff needs Linux.
+func (s *MachineState) Diff(*MachineState) string { return "" }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package framework
 
 import (
 	"fmt"
@@ -25,9 +25,9 @@ import (
 	"strings"
 )
 
-// machineState is what a cluster with a node may change on the machine and
-// must restore when it stops.
-type machineState struct {
+// MachineState is what a cluster with a node may change on the machine and
+// must restore when it stops, for tests of the teardown.
+type MachineState struct {
 	links     []string
 	firewall  string // iptables-save, ip6tables-save and nft list tables
 	sysctls   map[string]string
@@ -37,18 +37,13 @@ type machineState struct {
 	processes []string // node processes running
 }
 
-// nodeSysctls are the kernel settings the bridge plugin and the kubelet change.
-var nodeSysctls = []string{
-	"net/ipv4/ip_forward", "vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic",
-	"kernel/panic_on_oops", "kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes",
-}
-
 // nodeProcesses are the names of the processes only a node runs.
 var nodeProcesses = []string{"containerd", "containerd-shim", "kubelet", "pause"}
 
-func snapshotMachine() (*machineState, error) {
-	s := &machineState{sysctls: map[string]string{}}
-	s.links = names("/sys/class/net")
+// SnapshotMachine reads the machine's MachineState.
+func SnapshotMachine() (*MachineState, error) {
+	s := &MachineState{sysctls: map[string]string{}}
+	s.links = dirEntries("/sys/class/net")
 	for _, command := range [][]string{{"iptables-save"}, {"ip6tables-save"}, {"nft", "list", "tables"}} {
 		if _, err := exec.LookPath(command[0]); err != nil {
 			continue
@@ -63,7 +58,7 @@ func snapshotMachine() (*machineState, error) {
 			}
 		}
 	}
-	for _, key := range nodeSysctls {
+	for _, key := range restoredSysctls {
 		value, err := os.ReadFile(filepath.Join("/proc/sys", key))
 		if err != nil {
 			return nil, err
@@ -81,15 +76,17 @@ func snapshotMachine() (*machineState, error) {
 	}
 	slices.Sort(s.mounts)
 	s.mounts = slices.Compact(s.mounts)
-	cgroups, _ := filepath.Glob("/sys/fs/cgroup/*/k8s.io")
-	direct, _ := filepath.Glob("/sys/fs/cgroup/k8s.io")
-	s.cgroups = append(cgroups, direct...)
-	for _, path := range []string{"/run/containerd", "/run/netns", "/run/simulator-apiserver/node.json", "/opt/containerd", "/var/lib/kubelet", "/var/log/pods", "/etc/cni/net.d"} {
-		if _, err := os.Stat(path); err == nil {
+	for _, hierarchy := range cgroupHierarchies() {
+		if dir := filepath.Join(hierarchy, containerdCgroupParent); exists(dir) {
+			s.cgroups = append(s.cgroups, dir)
+		}
+	}
+	for _, path := range []string{"/run/containerd", "/run/netns", hostRecordFile, "/opt/containerd", "/var/lib/kubelet", "/var/log/pods", "/etc/cni/net.d"} {
+		if exists(path) {
 			s.paths = append(s.paths, path)
 		}
 	}
-	for _, pid := range names("/proc") {
+	for _, pid := range dirEntries("/proc") {
 		comm, err := os.ReadFile(filepath.Join("/proc", pid, "comm"))
 		if err != nil {
 			continue
@@ -102,8 +99,8 @@ func snapshotMachine() (*machineState, error) {
 	return s, nil
 }
 
-// diff describes how after differs from s; empty if it does not.
-func (s *machineState) diff(after *machineState) string {
+// Diff describes how after differs from s; empty if it does not.
+func (s *MachineState) Diff(after *MachineState) string {
 	var b strings.Builder
 	list := func(what string, before, now []string) {
 		for _, e := range now {
@@ -133,11 +130,7 @@ func (s *machineState) diff(after *machineState) string {
 	return b.String()
 }
 
-func names(dir string) []string {
-	entries, _ := os.ReadDir(dir)
-	out := make([]string, 0, len(entries))
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
