@@ -87,6 +87,7 @@ type Cluster struct {
 	bindIP string
 
 	removeDir bool
+	mu        sync.Mutex                  // guards processes: the node's runtime starts in the background
 	processes []*process                  // in start order, for their logs
 	stops     []func(ctx context.Context) // in start order; Stop runs them in reverse
 	stopOnce  sync.Once
@@ -236,7 +237,11 @@ func (c *Cluster) track(p *process, err error) error {
 }
 
 // addProcess records a process for LogTails.
-func (c *Cluster) addProcess(p *process) { c.processes = append(c.processes, p) }
+func (c *Cluster) addProcess(p *process) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.processes = append(c.processes, p)
+}
 
 // onStop registers what Stop does to undo a step of the start; Stop runs
 // them last registered first.
@@ -267,6 +272,8 @@ func (c *Cluster) Stop() {
 
 // LogTails returns the last lines of every process log, for failure reports.
 func (c *Cluster) LogTails(lines int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var b strings.Builder
 	for _, p := range c.processes {
 		fmt.Fprintf(&b, "===== last %d lines of %s =====\n%s\n", lines, p.logPath, p.tail(lines))

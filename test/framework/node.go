@@ -51,19 +51,24 @@ const (
 // not running as root.
 var ErrNeedsRoot = errors.New("a cluster with a node (containerd, kubelet, a bridge) must run as root")
 
-// nodeSetup is what prepareNode made ready for startNode.
+// nodeSetup is the node between prepareNode and startNode.
 type nodeSetup struct {
-	dir    string   // the node's state directory
-	images []string // image tarballs to import
-	host   *nodeHost
+	dir  string // the node's state directory
+	host *nodeHost
+
+	// The runtime (images, containerd) starts in the background, next to
+	// the control plane; runtimeDone is closed when it is up or failed.
+	runtimeDone chan struct{}
+	containerd  *process
+	runtimeErr  error
 }
 
 // prepareNode does what the node needs before the control plane starts:
-// packages, images, the machine-wide lock and the record of the machine's
-// state, then the bridge with the node address (kube-apiserver binds to
-// it). Stop undoes it.
+// packages, the machine-wide lock and the record of the machine's state,
+// then the bridge with the node address (kube-apiserver binds to it). Then
+// it builds and imports the images into a new containerd in the background.
+// Stop undoes it all.
 func prepareNode(ctx context.Context, c *Cluster, binDir, simAPIServer string) (*nodeSetup, error) {
-	logger := klog.FromContext(ctx)
 	if os.Geteuid() != 0 {
 		return nil, fmt.Errorf("%w (running as uid %d)", ErrNeedsRoot, os.Geteuid())
 	}
@@ -71,7 +76,6 @@ func prepareNode(ctx context.Context, c *Cluster, binDir, simAPIServer string) (
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
 	if _, err := runCommand(ctx, filepath.Join(root, "hack", "node", "install-deps.sh")); err != nil {
 		return nil, fmt.Errorf("installing the node's packages: %w", err)
 	}
@@ -80,13 +84,7 @@ func prepareNode(ctx context.Context, c *Cluster, binDir, simAPIServer string) (
 			return nil, fmt.Errorf("the node needs %s: %w", tool, err)
 		}
 	}
-	images, err := buildImages(ctx, root, binDir, simAPIServer)
-	if err != nil {
-		return nil, err
-	}
-	logger.V(1).Info("Node images are built", "images", images, "elapsed", time.Since(start))
-
-	n := &nodeSetup{dir: filepath.Join(c.Dir, "node"), images: images}
+	n := &nodeSetup{dir: filepath.Join(c.Dir, "node"), runtimeDone: make(chan struct{})}
 	if err := os.MkdirAll(n.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", n.dir, err)
 	}
@@ -101,11 +99,54 @@ func prepareNode(ctx context.Context, c *Cluster, binDir, simAPIServer string) (
 	if err := setUpNodeNetwork(ctx, &n.host.record); err != nil {
 		return nil, err
 	}
+
+	runtimeCtx, cancel := context.WithCancel(ctx)
+	c.onStop(func(ctx context.Context) {
+		cancel() // a failed start need not wait for the images
+		<-n.runtimeDone
+		if n.containerd == nil {
+			return
+		}
+		// containerd leaves its containers running when it stops.
+		if err := removeTasks(ctx, containerdSocket(n.dir)); err != nil {
+			klog.FromContext(ctx).Error(err, "Removing the node's containers")
+		}
+		n.containerd.stop(ctx, stopTimeout)
+	})
+	go func() {
+		defer close(n.runtimeDone)
+		n.runtimeErr = startRuntime(runtimeCtx, c, n, root, binDir, simAPIServer)
+	}()
 	return n, nil
 }
 
-// startNode starts kube-scheduler, containerd with the images imported and
-// the kubelet, and waits until the node is Ready and schedulable.
+// startRuntime builds the images, starts containerd and imports them.
+func startRuntime(ctx context.Context, c *Cluster, n *nodeSetup, root, binDir, simAPIServer string) error {
+	logger := klog.FromContext(ctx)
+	start := time.Now()
+	images, err := buildImages(ctx, root, binDir, simAPIServer)
+	if err != nil {
+		return err
+	}
+	logger.V(1).Info("Node images are built", "images", images, "elapsed", time.Since(start))
+	containerd, err := startContainerd(ctx, c, n.dir)
+	if containerd != nil {
+		n.containerd = containerd
+		c.addProcess(containerd)
+	}
+	if err != nil {
+		return err
+	}
+	importStart := time.Now()
+	if err := importImages(ctx, containerdSocket(n.dir), images); err != nil {
+		return err
+	}
+	logger.V(1).Info("containerd is up with the images imported", "import", time.Since(importStart), "elapsed", time.Since(start))
+	return nil
+}
+
+// startNode starts kube-scheduler and, once the runtime is up, the kubelet,
+// and waits until the node is Ready and schedulable.
 func startNode(ctx context.Context, c *Cluster, binaries map[string]string, n *nodeSetup) error {
 	logger := klog.FromContext(ctx)
 	start := time.Now()
@@ -113,26 +154,15 @@ func startNode(ctx context.Context, c *Cluster, binaries map[string]string, n *n
 	if err := c.track(scheduler, err); err != nil {
 		return err
 	}
-
-	containerd, err := startContainerd(ctx, c, n.dir)
-	if containerd != nil {
-		c.addProcess(containerd)
-		socket := containerdSocket(n.dir)
-		c.onStop(func(ctx context.Context) {
-			// containerd leaves its containers running when it stops.
-			if err := removeTasks(ctx, socket); err != nil {
-				klog.FromContext(ctx).Error(err, "Removing the node's containers")
-			}
-			containerd.stop(ctx, stopTimeout)
-		})
+	select {
+	case <-n.runtimeDone:
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for containerd: %w", ctx.Err())
 	}
-	if err != nil {
-		return err
+	if n.runtimeErr != nil {
+		return n.runtimeErr
 	}
-	if err := importImages(ctx, containerdSocket(n.dir), n.images); err != nil {
-		return err
-	}
-	logger.V(1).Info("containerd is up with the images imported", "elapsed", time.Since(start))
+	logger.V(1).Info("Runtime is up", "waited", time.Since(start))
 
 	kubelet, err := startKubelet(ctx, c, binaries[kubeletBinary], n.dir)
 	if err := c.track(kubelet, err); err != nil {
