@@ -135,9 +135,10 @@ func cgroupProcs(dir string) []int {
 }
 
 // killProcessesWithArg kills (SIGKILL) every process with arg among its
-// command line arguments, and returns how many it found.
+// command line arguments, waits until they are dead, and returns how many
+// it found.
 func killProcessesWithArg(arg string) int {
-	killed := 0
+	var killed []int
 	self := os.Getpid()
 	for _, name := range dirEntries("/proc") {
 		pid, err := strconv.Atoi(name)
@@ -150,10 +151,27 @@ func killProcessesWithArg(arg string) int {
 		}
 		if slices.Contains(strings.Split(string(bytes.TrimRight(cmdline, "\x00")), "\x00"), arg) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
-			killed++
+			killed = append(killed, pid)
 		}
 	}
-	return killed
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pid := range killed {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return len(killed)
+}
+
+// alive reports whether a process exists and is not a zombie.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
 
 // unmountUnder unmounts (lazily) every mount at or under dir, deepest first.

@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -89,6 +90,9 @@ func SnapshotMachine() (*MachineState, error) {
 	for _, pid := range dirEntries("/proc") {
 		comm, err := os.ReadFile(filepath.Join("/proc", pid, "comm"))
 		if err != nil {
+			continue
+		}
+		if n, err := strconv.Atoi(pid); err != nil || !alive(n) {
 			continue
 		}
 		name := strings.TrimSpace(string(comm))

@@ -52,3 +52,6 @@ func SnapshotMachine() (*MachineState, error) { return nil, errNodeNeedsLinux }
 
 // Diff needs Linux.
 func (s *MachineState) Diff(*MachineState) string { return "" }
+
+// ContainerMemoryLimit needs Linux.
+func ContainerMemoryLimit(string) (int64, error) { return 0, errNodeNeedsLinux }

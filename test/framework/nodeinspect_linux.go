@@ -20,21 +20,56 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
-// ContainerPIDs returns the processes of a container of the node, given
-// its ID as a Pod's status reports it (containerd://<id>), from its cgroup.
-func ContainerPIDs(containerID string) ([]int, error) {
+// ContainerMemoryLimit returns the memory limit of a container of the node
+// in bytes, as its cgroup enforces it.
+func ContainerMemoryLimit(containerID string) (int64, error) {
+	dir, err := containerCgroup(containerID, "memory")
+	if err != nil {
+		return 0, err
+	}
+	for _, file := range []string{"memory.limit_in_bytes", "memory.max"} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			continue
+		}
+		value := strings.TrimSpace(string(data))
+		if value == "max" {
+			return -1, nil
+		}
+		return strconv.ParseInt(value, 10, 64)
+	}
+	return 0, fmt.Errorf("no memory limit file in %s", dir)
+}
+
+// containerCgroup returns the cgroup directory of a container in the
+// hierarchy of controller (on a unified machine, the only one).
+func containerCgroup(containerID, controller string) (string, error) {
 	_, id, ok := strings.Cut(containerID, "://")
 	if !ok {
 		id = containerID
 	}
 	for _, hierarchy := range cgroupHierarchies() {
+		if hierarchy != cgroupRoot && filepath.Base(hierarchy) != controller {
+			continue
+		}
 		dir := filepath.Join(hierarchy, containerdCgroupParent, id)
 		if _, err := os.Stat(filepath.Join(dir, "cgroup.procs")); err == nil {
-			return cgroupProcs(dir), nil
+			return dir, nil
 		}
 	}
-	return nil, fmt.Errorf("no cgroup of container %s under %s", id, cgroupRoot)
+	return "", fmt.Errorf("no %s cgroup of container %s under %s", controller, id, cgroupRoot)
+}
+
+// ContainerPIDs returns the processes of a container of the node, given
+// its ID as a Pod's status reports it (containerd://<id>), from its cgroup.
+func ContainerPIDs(containerID string) ([]int, error) {
+	dir, err := containerCgroup(containerID, "pids")
+	if err != nil {
+		return nil, err
+	}
+	return cgroupProcs(dir), nil
 }
