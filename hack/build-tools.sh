@@ -14,7 +14,7 @@
 # limitations under the License.
 
 # Builds the pinned binaries of hack/tools (etcd, kube-apiserver,
-# kube-controller-manager, kube-scheduler, kubelet, kwok, kwokctl) into
+# kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kwok, kwokctl) into
 # BIN_DIR (default _output/bin). The versions come from hack/tools/go.mod.
 #
 # Nothing is rebuilt when every binary exists and hack/tools/go.mod, go.sum,
@@ -48,6 +48,7 @@ declare -A PACKAGES=(
   [kube-controller-manager]="k8s.io/kubernetes/cmd/kube-controller-manager"
   [kube-scheduler]="k8s.io/kubernetes/cmd/kube-scheduler"
   [kubelet]="k8s.io/kubernetes/cmd/kubelet"
+  [kube-proxy]="k8s.io/kubernetes/cmd/kube-proxy"
   [kwok]="sigs.k8s.io/kwok/cmd/kwok"
   [kwokctl]="sigs.k8s.io/kwok/cmd/kwokctl"
 )

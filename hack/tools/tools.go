@@ -18,7 +18,7 @@ limitations under the License.
 
 // Package tools pins the versions of the binaries hack/build-tools.sh builds
 // into _output/bin: etcd, the Kubernetes control plane components, kubelet,
-// kwok and kwokctl. Nothing imports this package; the blank imports only keep
+// kube-proxy, kwok and kwokctl. Nothing imports this package; the blank imports only keep
 // the main packages (and their versions) in go.mod.
 package tools
 
@@ -26,6 +26,7 @@ import (
 	_ "go.etcd.io/etcd/server/v3"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubelet"
 	_ "sigs.k8s.io/kwok/cmd/kwok"

@@ -50,13 +50,18 @@ type Options struct {
 	WithoutSimAPIServer bool
 	// SimAPIServerArgs are extra flags for sim-apiserver.
 	SimAPIServerArgs []string
-	// WithNode adds kube-scheduler and the local node (NodeName), with the
-	// images of hack/build-images.sh imported. kube-apiserver then serves
+	// WithNode adds kube-scheduler and the local node (NodeName: kubelet,
+	// containerd, kube-proxy), with the images of hack/build-images.sh
+	// imported. kube-apiserver then serves
 	// on NodeIP, which pods can reach. It needs root, changes the machine
 	// (a bridge, iptables chains, sysctls; Stop undoes them, and the next
 	// cluster with a node undoes them after a crash) and allows one such
 	// cluster per machine at a time.
 	WithNode bool
+	// NodeImages are images of hack/build-images.sh the node imports
+	// besides the sandbox and the simulator, e.g. "sim-apiserver" to deploy
+	// it from artifacts/deploy.
+	NodeImages []string
 }
 
 // Cluster is a running host control plane, with sim-apiserver registered
@@ -113,7 +118,7 @@ func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) 
 	binaries := map[string]string{}
 	names := []string{etcdBinary, kubeAPIServerBinary, kubeControllerManagerBinary}
 	if opts.WithNode {
-		names = append(names, kubeSchedulerBinary, kubeletBinary)
+		names = append(names, kubeSchedulerBinary, kubeletBinary, kubeProxyBinary)
 	}
 	for _, name := range names {
 		path, err := findTool(binDir, name)
@@ -141,7 +146,7 @@ func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) 
 	}
 	var node *nodeSetup
 	if opts.WithNode {
-		if node, err = prepareNode(ctx, c, binDir, simBinary); err != nil {
+		if node, err = prepareNode(ctx, c, binDir, simBinary, opts.NodeImages); err != nil {
 			return nil, err
 		}
 		c.bindIP = NodeIP

@@ -33,19 +33,15 @@ import (
 // versionFlag is the -X flag that stamps pkg/version.Version.
 const versionFlag = modulePath + "/pkg/version.Version="
 
-// nodeImages are the images the node imports: the sandbox and the
-// simulator (sim-apiserver runs as a host process).
-const nodeImages = "pause simulator"
-
 // buildImages runs hack/build-images.sh (which skips unchanged images) for
-// nodeImages and returns the tarballs it wrote. The images are tagged with
-// the version of the sim-apiserver binary, so that its default simulator
-// image is the one the node has; without sim-apiserver the script's own
-// default applies.
-func buildImages(ctx context.Context, root, binDir, simAPIServer string) ([]string, error) {
+// images and returns the tarballs it wrote. The images are tagged with the
+// version of the sim-apiserver binary, so that its default simulator image
+// is the one the node has; without sim-apiserver the script's own default
+// applies.
+func buildImages(ctx context.Context, root, binDir, simAPIServer string, images []string) ([]string, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(root, "hack", "build-images.sh"))
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "BIN_DIR="+binDir, "IMAGES="+nodeImages)
+	cmd.Env = append(os.Environ(), "BIN_DIR="+binDir, "IMAGES="+strings.Join(images, " "))
 	if simAPIServer != "" {
 		version, err := binaryVersion(simAPIServer)
 		if err != nil {

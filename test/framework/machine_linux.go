@@ -17,6 +17,7 @@ limitations under the License.
 package framework
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -61,6 +62,9 @@ func SnapshotMachine() (*MachineState, error) {
 	}
 	for _, key := range restoredSysctls {
 		value, err := os.ReadFile(filepath.Join("/proc/sys", key))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -68,7 +68,7 @@ type nodeSetup struct {
 // then the bridge with the node address (kube-apiserver binds to it). Then
 // it builds and imports the images into a new containerd in the background.
 // Stop undoes it all.
-func prepareNode(ctx context.Context, c *Cluster, binDir, simAPIServer string) (*nodeSetup, error) {
+func prepareNode(ctx context.Context, c *Cluster, binDir, simAPIServer string, extraImages []string) (*nodeSetup, error) {
 	if os.Geteuid() != 0 {
 		return nil, fmt.Errorf("%w (running as uid %d)", ErrNeedsRoot, os.Geteuid())
 	}
@@ -108,27 +108,25 @@ func prepareNode(ctx context.Context, c *Cluster, binDir, simAPIServer string) (
 			return
 		}
 		// containerd leaves its containers running when it stops.
-		if err := removeTasks(ctx, containerdSocket(n.dir)); err != nil {
-			klog.FromContext(ctx).Error(err, "Removing the node's containers")
-		}
+		n.removeContainers(ctx)
 		n.containerd.stop(ctx, stopTimeout)
 	})
 	go func() {
 		defer close(n.runtimeDone)
-		n.runtimeErr = startRuntime(runtimeCtx, c, n, root, binDir, simAPIServer)
+		n.runtimeErr = startRuntime(runtimeCtx, c, n, root, binDir, simAPIServer, append([]string{"pause", "simulator"}, extraImages...))
 	}()
 	return n, nil
 }
 
 // startRuntime builds the images, starts containerd and imports them.
-func startRuntime(ctx context.Context, c *Cluster, n *nodeSetup, root, binDir, simAPIServer string) error {
+func startRuntime(ctx context.Context, c *Cluster, n *nodeSetup, root, binDir, simAPIServer string, images []string) error {
 	logger := klog.FromContext(ctx)
 	start := time.Now()
-	images, err := buildImages(ctx, root, binDir, simAPIServer)
+	tarballs, err := buildImages(ctx, root, binDir, simAPIServer, images)
 	if err != nil {
 		return err
 	}
-	logger.V(1).Info("Node images are built", "images", images, "elapsed", time.Since(start))
+	logger.V(1).Info("Node images are built", "images", tarballs, "elapsed", time.Since(start))
 	containerd, err := startContainerd(ctx, c, n.dir)
 	if containerd != nil {
 		n.containerd = containerd
@@ -138,7 +136,7 @@ func startRuntime(ctx context.Context, c *Cluster, n *nodeSetup, root, binDir, s
 		return err
 	}
 	importStart := time.Now()
-	if err := importImages(ctx, containerdSocket(n.dir), images); err != nil {
+	if err := importImages(ctx, containerdSocket(n.dir), tarballs); err != nil {
 		return err
 	}
 	logger.V(1).Info("containerd is up with the images imported", "import", time.Since(importStart), "elapsed", time.Since(start))
@@ -146,7 +144,7 @@ func startRuntime(ctx context.Context, c *Cluster, n *nodeSetup, root, binDir, s
 }
 
 // startNode starts kube-scheduler and, once the runtime is up, the kubelet,
-// and waits until the node is Ready and schedulable.
+// waits until the node is Ready and schedulable, then starts kube-proxy.
 func startNode(ctx context.Context, c *Cluster, binaries map[string]string, n *nodeSetup) error {
 	logger := klog.FromContext(ctx)
 	start := time.Now()
@@ -164,6 +162,10 @@ func startNode(ctx context.Context, c *Cluster, binaries map[string]string, n *n
 	}
 	logger.V(1).Info("Runtime is up", "waited", time.Since(start))
 
+	// Once the kubelet is stopped, the pods go, before the control plane
+	// they may be talking to.
+	c.onStop(n.removeContainers)
+
 	kubelet, err := startKubelet(ctx, c, binaries[kubeletBinary], n.dir)
 	if err := c.track(kubelet, err); err != nil {
 		return err
@@ -171,9 +173,20 @@ func startNode(ctx context.Context, c *Cluster, binaries map[string]string, n *n
 	if err := waitForNodeReady(ctx, c, kubelet); err != nil {
 		return err
 	}
+	proxy, err := startKubeProxy(ctx, c, binaries[kubeProxyBinary], n.dir)
+	if err := c.track(proxy, err); err != nil {
+		return err
+	}
 	c.NodeName = NodeName
 	logger.V(1).Info("Node is Ready", "node", NodeName, "elapsed", time.Since(start))
 	return nil
+}
+
+// removeContainers kills and deletes the node's containers.
+func (n *nodeSetup) removeContainers(ctx context.Context) {
+	if err := removeTasks(ctx, containerdSocket(n.dir)); err != nil {
+		klog.FromContext(ctx).Error(err, "Removing the node's containers")
+	}
 }
 
 // waitForNodeReady waits until the node is Ready and has no taints (the

@@ -41,9 +41,12 @@ const (
 
 // restoredSysctls are the kernel settings a node changes: the CNI bridge
 // plugin turns on forwarding (isGateway), the kubelet sets its kernel
-// tunables. Teardown writes back the values found at start.
+// tunables; kube-proxy is configured to change none, route_localnet is for
+// safety. Teardown writes back the values found at start; a setting the
+// kernel does not have is skipped.
 var restoredSysctls = []string{
 	"net/ipv4/ip_forward",
+	"net/ipv4/conf/all/route_localnet",
 	"vm/overcommit_memory",
 	"vm/panic_on_oom",
 	"kernel/panic",
@@ -122,6 +125,9 @@ func acquireNodeHost(ctx context.Context, dir, removeDir, containerdSocket strin
 	}
 	for _, key := range restoredSysctls {
 		value, err := os.ReadFile(filepath.Join("/proc/sys", key))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("reading sysctl %s: %w", key, err)
 		}

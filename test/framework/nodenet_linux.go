@@ -24,9 +24,9 @@ import (
 	"strings"
 )
 
-// hygieneChains are the framework's own iptables chains (filter table) that
-// keep the pods' traffic on the bridge: pods may reach the node address and
-// each other, nothing else on the machine or beyond it.
+// The framework's own iptables chains (filter table) keep the pods' traffic
+// on the bridge: pods may reach the node address and each other, and answer
+// the host, nothing else on the machine or beyond it.
 const (
 	nodeInputChain   = "SIM-NODE-INPUT"
 	nodeForwardChain = "SIM-NODE-FORWARD"
@@ -43,8 +43,15 @@ func setUpNodeNetwork(ctx context.Context, record *hostRecord) error {
 		{"ip", "link", "add", "name", nodeBridge, "type", "bridge"},
 		{"ip", "address", "add", NodeIP + "/" + nodeSubnetBits, "dev", nodeBridge},
 		{"ip", "link", "set", nodeBridge, "up"},
+		// Service IPs go to the bridge from the node address: kube-proxy
+		// translates them there, and without a translation they stay on
+		// the machine instead of following the default route.
+		{"ip", "route", "add", serviceClusterIPRange, "dev", nodeBridge, "src", NodeIP},
 
 		{"iptables", "-w", "-N", nodeInputChain},
+		// Replies to the host's own connections, e.g. to Service IPs, whose
+		// source the host chose on another interface.
+		{"iptables", "-w", "-A", nodeInputChain, "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "RETURN"},
 		{"iptables", "-w", "-A", nodeInputChain, "-d", NodeIP, "-j", "RETURN"},
 		{"iptables", "-w", "-A", nodeInputChain, "-j", "DROP"},
 		{"iptables", "-w", "-I", "INPUT", "1", "-i", nodeBridge, "-j", nodeInputChain},
@@ -76,25 +83,28 @@ func setUpNodeNetwork(ctx context.Context, record *hostRecord) error {
 }
 
 // checkSubnetFree fails if the machine already has an address or a route
-// (other than the default) in the node's subnet.
+// (other than the default) in the node's subnet or the service range.
 func checkSubnetFree(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join("/sys/class/net", nodeBridge)); err == nil {
 		return fmt.Errorf("network interface %s exists already; delete it (ip link delete %s) if nothing uses it", nodeBridge, nodeBridge)
 	}
-	addrs, err := runCommand(ctx, "ip", "-o", "-4", "address", "show", "to", nodeSubnet)
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(addrs) != "" {
-		return fmt.Errorf("the node's subnet %s is in use on this machine:\n%s", nodeSubnet, addrs)
-	}
-	routes, err := runCommand(ctx, "ip", "-o", "-4", "route", "show", "to", "match", NodeIP)
-	if err != nil {
-		return err
-	}
-	for _, line := range strings.Split(strings.TrimSpace(routes), "\n") {
-		if line != "" && !strings.HasPrefix(line, "default ") {
-			return fmt.Errorf("the node's subnet %s is routed on this machine: %s", nodeSubnet, line)
+	for _, subnet := range []string{nodeSubnet, serviceClusterIPRange} {
+		addrs, err := runCommand(ctx, "ip", "-o", "-4", "address", "show", "to", subnet)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(addrs) != "" {
+			return fmt.Errorf("the subnet %s is in use on this machine:\n%s", subnet, addrs)
+		}
+		first, _, _ := strings.Cut(subnet, "/")
+		routes, err := runCommand(ctx, "ip", "-o", "-4", "route", "show", "to", "match", first)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(strings.TrimSpace(routes), "\n") {
+			if line != "" && !strings.HasPrefix(line, "default ") {
+				return fmt.Errorf("the subnet %s is routed on this machine: %s", subnet, line)
+			}
 		}
 	}
 	return nil

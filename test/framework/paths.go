@@ -35,6 +35,7 @@ const (
 	kubeControllerManagerBinary = "kube-controller-manager"
 	kubeSchedulerBinary         = "kube-scheduler"
 	kubeletBinary               = "kubelet"
+	kubeProxyBinary             = "kube-proxy"
 	simAPIServerBinary          = "sim-apiserver"
 )
 

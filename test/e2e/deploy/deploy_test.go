@@ -1,0 +1,204 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package deploy tests artifacts/deploy for real: sim-apiserver deployed as
+// Pods, from the image hack/build-images.sh builds, on a host cluster with a
+// node (kube-proxy routes the Pods to the host apiserver and the aggregator
+// to the Pods), then used with kubectl. It needs root; without it (or
+// without the tool binaries) the test skips, except under CI=true.
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/simulator-apiserver/test/framework"
+)
+
+var (
+	cluster    *framework.Cluster
+	skipReason string
+	repoRoot   string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	var err error
+	if repoRoot, err = framework.RepoRoot(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	before, err := framework.SnapshotMachine()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(klog.NewContext(context.Background(), klog.Background()), 10*time.Minute)
+	start := time.Now()
+	c, err := framework.StartCluster(ctx, framework.Options{
+		WithNode:            true,
+		WithoutSimAPIServer: true,
+		NodeImages:          []string{"sim-apiserver"},
+	})
+	cancel()
+	switch {
+	case framework.Skippable(err):
+		skipReason = err.Error()
+		return m.Run()
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "starting host cluster with a node: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "host cluster with node %s up in %v\n", c.NodeName, time.Since(start).Round(time.Millisecond))
+	cluster = c
+	code := m.Run()
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "host cluster logs:\n%s", c.LogTails(50))
+	}
+	stopStart := time.Now()
+	c.Stop()
+	fmt.Fprintf(os.Stderr, "host cluster stopped in %v\n", time.Since(stopStart).Round(time.Millisecond))
+	after, err := framework.SnapshotMachine()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)
+		return 1
+	}
+	if diff := before.Diff(after); diff != "" {
+		fmt.Fprintf(os.Stderr, "FAIL: the machine differs after the cluster stopped:\n%s", diff)
+		return 1
+	}
+	return code
+}
+
+// TestDeploy applies artifacts/deploy with the locally built image, waits
+// for the Deployment and the APIService, then runs the example simulator
+// through it and reaches its inner kube-apiserver through the host's
+// aggregator and the deployed server's proxy.
+func TestDeploy(t *testing.T) {
+	if cluster == nil {
+		t.Skip(skipReason)
+	}
+	ctx := t.Context()
+	image := nodeImage(t, "sim.x-k8s.io/sim-apiserver:")
+	_, tag, _ := strings.Cut(image, "sim.x-k8s.io/sim-apiserver:")
+
+	overlay := filepath.Join(cluster.Dir, "deploy")
+	if err := os.MkdirAll(overlay, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base, err := filepath.Rel(overlay, filepath.Join(repoRoot, "artifacts", "deploy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kustomization := fmt.Sprintf(`apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+- %s
+images:
+- name: sim.x-k8s.io/sim-apiserver
+  newTag: %q
+`, base, tag)
+	if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustKubectl(t, "apply", "-k", overlay)
+	mustKubectl(t, "rollout", "status", "-n", framework.SimNamespace, "deployment/sim-apiserver", "--timeout=3m")
+	mustKubectl(t, "wait", "apiservice/"+framework.SimAPIService, "--for=condition=Available", "--timeout=2m")
+
+	pods, err := cluster.Client.CoreV1().Pods(framework.SimNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=sim-apiserver"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 2 {
+		t.Errorf("%d sim-apiserver Pods, want the Deployment's 2", len(pods.Items))
+	}
+	for _, pod := range pods.Items {
+		if pod.Spec.NodeName != cluster.NodeName || pod.Status.Phase != corev1.PodRunning || pod.Spec.Containers[0].Image != image {
+			t.Errorf("Pod %s: %s on %q with image %s, want Running on %s with %s",
+				pod.Name, pod.Status.Phase, pod.Spec.NodeName, pod.Spec.Containers[0].Image, cluster.NodeName, image)
+		}
+	}
+
+	ns := "deployed"
+	mustKubectl(t, "create", "namespace", ns)
+	mustKubectl(t, "apply", "-n", ns, "-f", "artifacts/examples/simulator.yaml")
+	mustKubectl(t, "wait", "-n", ns, "--for=jsonpath={.status.phase}=Available", "simulator/example", "--timeout=2m")
+	// Host aggregator → a deployed sim-apiserver → the simulator's Pod.
+	out := mustKubectl(t, "get", "--raw", fmt.Sprintf("/apis/%s/%s/namespaces/%s/simulators/example/proxy/api/v1/namespaces/kube-system", framework.SimAPIGroup, framework.SimAPIVersion, ns))
+	if !strings.Contains(out, `"name":"kube-system"`) {
+		t.Errorf("the simulator's kube-system namespace through the proxy: got %s", out)
+	}
+	mustKubectl(t, "delete", "-n", ns, "simulator/example", "--timeout=2m")
+}
+
+// nodeImage returns the node's image whose name starts with prefix.
+func nodeImage(t *testing.T, prefix string) string {
+	t.Helper()
+	node, err := cluster.Client.CoreV1().Nodes().Get(t.Context(), cluster.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, image := range node.Status.Images {
+		for _, name := range image.Names {
+			if strings.HasPrefix(name, prefix) {
+				return name
+			}
+		}
+	}
+	t.Fatalf("node %s has no image %s*", cluster.NodeName, prefix)
+	return ""
+}
+
+// mustKubectl runs kubectl as the cluster's admin in the repository root and
+// returns its stdout, failing the test on a non-zero exit.
+func mustKubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		if framework.InCI() {
+			t.Fatalf("kubectl not found on PATH: %v", err)
+		}
+		t.Skipf("kubectl not found on PATH: %v", err)
+	}
+	args = append([]string{
+		"--kubeconfig=" + cluster.KubeconfigPath,
+		"--cache-dir=" + filepath.Join(cluster.Dir, "kubectl-cache"),
+	}, args...)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(t.Context(), path, args...)
+	cmd.Dir = repoRoot
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	t.Logf("kubectl %s", strings.Join(args[2:], " "))
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kubectl %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args[2:], " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
