@@ -18,8 +18,8 @@ limitations under the License.
 
 // Package tools pins the versions of the binaries hack/build-tools.sh builds
 // into _output/bin: etcd, the Kubernetes control plane components, kubelet,
-// kube-proxy, kwok and kwokctl. Nothing imports this package; the blank imports only keep
-// the main packages (and their versions) in go.mod.
+// kube-proxy, kwok and kwokctl. Nothing imports this package; the blank
+// imports only keep the main packages (and their versions) in go.mod.
 package tools
 
 import (
