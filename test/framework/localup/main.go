@@ -81,7 +81,7 @@ func run(ctx context.Context, stop func(), opts framework.Options) error {
 
 	fmt.Printf("\nHost cluster up: etcd, kube-apiserver (%s), kube-controller-manager.\n", c.Host)
 	if c.NodeName != "" {
-		fmt.Printf("Node %s: kube-scheduler, kubelet, containerd; pods on %s, reachable from this machine.\n", c.NodeName, framework.PodSubnet)
+		fmt.Printf("Node %s: kube-scheduler, kubelet, containerd, kube-proxy; pods on %s, reachable from this machine.\n", c.NodeName, framework.PodSubnet)
 	}
 	if !opts.WithoutSimAPIServer {
 		fmt.Printf("sim-apiserver (%s) is registered as APIService %s.\n", c.SimAPIServerURL(), framework.SimAPIService)
