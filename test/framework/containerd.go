@@ -84,6 +84,18 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
     max_conf_num = 1
 `))
 
+// noPullEnv sends whatever containerd would pull (an image the node lacks)
+// to a closed loopback port, so that a pull fails at once instead of
+// reaching a registry: images are imported, the machine talks to no one.
+var noPullEnv = map[string]string{
+	"HTTP_PROXY":  "http://127.0.0.1:1",
+	"HTTPS_PROXY": "http://127.0.0.1:1",
+	"NO_PROXY":    "",
+	"http_proxy":  "http://127.0.0.1:1",
+	"https_proxy": "http://127.0.0.1:1",
+	"no_proxy":    "",
+}
+
 // startContainerd writes the CNI and containerd configurations and starts
 // containerd, waiting until it answers.
 func startContainerd(ctx context.Context, c *Cluster, dir string) (*process, error) {
@@ -108,7 +120,7 @@ func startContainerd(ctx context.Context, c *Cluster, dir string) (*process, err
 	if err := os.WriteFile(configFile, config.Bytes(), 0o644); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", configFile, err)
 	}
-	p, err := startProcess(ctx, "containerd", c.logDir(), "containerd", "--config="+configFile, "--log-level=info")
+	p, err := startProcessWithEnv(ctx, "containerd", c.logDir(), noPullEnv, "containerd", "--config="+configFile, "--log-level=info")
 	if err != nil {
 		return nil, err
 	}
