@@ -64,6 +64,11 @@ mkdir -p "${OUT_DIR}/bin"
 OUT_DIR="$(cd "${OUT_DIR}" && pwd)"
 BIN_DIR="$(cd "${BIN_DIR}" && pwd)"
 
+# One build at a time (a test and `make run` may start together): they share
+# the binaries, the buildah storage and the tarballs.
+exec 9>"${OUT_DIR}/.lock"
+flock 9
+
 # go_build PACKAGE NAME [LDFLAGS]: a static binary in OUT_DIR/bin. go build
 # leaves an up-to-date output alone, so an unchanged tree costs no link.
 go_build() {
