@@ -86,7 +86,7 @@ func SnapshotMachine() (*MachineState, error) {
 			s.cgroups = append(s.cgroups, dir)
 		}
 	}
-	for _, path := range []string{"/run/containerd", "/run/netns", hostRecordFile, "/opt/containerd", "/var/lib/kubelet", "/var/log/pods", "/etc/cni/net.d"} {
+	for _, path := range []string{"/run/containerd", "/run/netns", hostStateDir, "/opt/containerd", "/var/lib/kubelet", "/var/log/pods", "/etc/cni/net.d"} {
 		if exists(path) {
 			s.paths = append(s.paths, path)
 		}

@@ -107,8 +107,13 @@ func acquireNodeHost(ctx context.Context, dir, removeDir, containerdSocket strin
 		return nil, err
 	}
 	defer func() {
-		if retErr != nil {
-			_ = lock.Close()
+		if retErr == nil {
+			return
+		}
+		if _, err := os.Stat(hostRecordFile); err == nil {
+			_ = lock.Close() // a record to retry with
+		} else {
+			unlockHost(lock)
 		}
 	}()
 	if err := recoverHost(ctx); err != nil {
@@ -170,29 +175,45 @@ func RecoverNode(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer func() { _ = lock.Close() }()
+	defer unlockHost(lock)
 	return recoverHost(ctx)
 }
 
 // lockHost takes the machine-wide lock of clusters with a node, held until
-// the returned file is closed (or the process ends).
+// unlockHost (or the end of the process).
 func lockHost() (*os.File, error) {
-	if err := os.MkdirAll(hostStateDir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", hostStateDir, err)
-	}
-	lock, err := os.OpenFile(hostLockFile, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", hostLockFile, err)
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		_ = lock.Close()
-		owner := "another process"
-		if previous, err := readHostRecord(); err == nil && previous != nil {
-			owner = fmt.Sprintf("process %d (state in %s)", previous.PID, previous.Dir)
+	for {
+		if err := os.MkdirAll(hostStateDir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", hostStateDir, err)
 		}
-		return nil, fmt.Errorf("a cluster with a node is already running on this machine, started by %s: stop it first (lock %s): %w", owner, hostLockFile, err)
+		lock, err := os.OpenFile(hostLockFile, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("opening %s: %w", hostLockFile, err)
+		}
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			_ = lock.Close()
+			owner := "another process"
+			if previous, err := readHostRecord(); err == nil && previous != nil {
+				owner = fmt.Sprintf("process %d (state in %s)", previous.PID, previous.Dir)
+			}
+			return nil, fmt.Errorf("a cluster with a node is already running on this machine, started by %s: stop it first (lock %s): %w", owner, hostLockFile, err)
+		}
+		// The holder removes the file when it is done (unlockHost): the
+		// lock counts only if it is still the file at the path.
+		var held, current syscall.Stat_t
+		if syscall.Fstat(int(lock.Fd()), &held) == nil && syscall.Stat(hostLockFile, &current) == nil && held.Ino == current.Ino {
+			return lock, nil
+		}
+		_ = lock.Close()
 	}
-	return lock, nil
+}
+
+// unlockHost removes the lock file, and the directory if empty, then
+// releases the lock: nothing of the node is left on the machine.
+func unlockHost(lock *os.File) {
+	_ = os.Remove(hostLockFile)
+	_ = os.Remove(hostStateDir)
+	_ = lock.Close()
 }
 
 // recoverHost, with the lock held, undoes the changes of the record left by
@@ -223,10 +244,13 @@ func (h *nodeHost) tearDown(ctx context.Context) {
 	if err := cleanUpHost(ctx, &h.record); err != nil {
 		// Keep the record: the next run tries again.
 		logger.Error(err, "Cleaning up the node's changes to the machine; the next cluster with a node retries", "record", hostRecordFile)
-	} else if err := os.Remove(hostRecordFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		_ = h.lock.Close()
+		return
+	}
+	if err := os.Remove(hostRecordFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		logger.Error(err, "Removing the node's record", "record", hostRecordFile)
 	}
-	_ = h.lock.Close()
+	unlockHost(h.lock)
 }
 
 // cleanUpHost undoes what the node of record changed: its leftover

@@ -55,6 +55,11 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// What a killed run left is not this run's doing.
+	if err := framework.RecoverNode(context.Background()); err != nil {
+		fmt.Fprintf(os.Stderr, "cleaning up after an earlier cluster with a node: %v\n", err)
+		return 1
+	}
 	before, err := framework.SnapshotMachine()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)
