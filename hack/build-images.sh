@@ -62,7 +62,9 @@ log() { echo "$*" >&2; }
 hack/node/install-deps.sh >&2
 mkdir -p "${OUT_DIR}/bin"
 OUT_DIR="$(cd "${OUT_DIR}" && pwd)"
-BIN_DIR="$(cd "${BIN_DIR}" && pwd)"
+if [[ "${BIN_DIR}" != /* ]]; then
+  BIN_DIR="${REPO_ROOT}/${BIN_DIR}"
+fi
 
 # One build at a time (a test and `make run` may start together): they share
 # the binaries, the buildah storage and the tarballs.
@@ -153,10 +155,6 @@ for image in ${IMAGES}; do
     build pause "${IMAGE_REPO}/pause:${PAUSE_TAG}" 65535 /pause "" "/:${OUT_DIR}/bin/pause"
     ;;
   simulator)
-    if ! compgen -G "cmd/simulator/*.go" >/dev/null; then
-      log "warning: cmd/simulator has no Go files yet; ${IMAGE_REPO}/simulator:${VERSION} NOT built"
-      continue
-    fi
     go_build ./cmd/simulator simulator "${VERSION_LDFLAGS}"
     build simulator "${IMAGE_REPO}/simulator:${VERSION}" 0 /usr/local/bin/simulator "/tmp /var/lib/etcd" \
       "/usr/local/bin:${OUT_DIR}/bin/simulator" \
