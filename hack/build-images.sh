@@ -78,12 +78,14 @@ go_build() {
 }
 VERSION_LDFLAGS="-X ${MODULE}/pkg/version.Version=${VERSION}"
 
-tool() {
-  if [[ ! -x "${BIN_DIR}/$1" ]]; then
-    log "error: ${BIN_DIR}/$1 is missing; run make tools"
-    exit 1
-  fi
-  echo "${BIN_DIR}/$1"
+# require_tools NAME...: fails unless BIN_DIR has every binary.
+require_tools() {
+  for name in "$@"; do
+    if [[ ! -x "${BIN_DIR}/${name}" ]]; then
+      log "error: ${BIN_DIR}/${name} is missing; run make tools"
+      exit 1
+    fi
+  done
 }
 
 # Buildah keeps its storage under OUT_DIR for the length of this run only.
@@ -155,13 +157,14 @@ for image in ${IMAGES}; do
     build pause "${IMAGE_REPO}/pause:${PAUSE_TAG}" 65535 /pause "" "/:${OUT_DIR}/bin/pause"
     ;;
   simulator)
+    require_tools kube-apiserver kube-scheduler kwok etcd
     go_build ./cmd/simulator simulator "${VERSION_LDFLAGS}"
     build simulator "${IMAGE_REPO}/simulator:${VERSION}" 0 /usr/local/bin/simulator "/tmp /var/lib/etcd" \
       "/usr/local/bin:${OUT_DIR}/bin/simulator" \
-      "/usr/local/bin:$(tool kube-apiserver)" \
-      "/usr/local/bin:$(tool kube-scheduler)" \
-      "/usr/local/bin:$(tool kwok)" \
-      "/usr/local/bin:$(tool etcd)"
+      "/usr/local/bin:${BIN_DIR}/kube-apiserver" \
+      "/usr/local/bin:${BIN_DIR}/kube-scheduler" \
+      "/usr/local/bin:${BIN_DIR}/kwok" \
+      "/usr/local/bin:${BIN_DIR}/etcd"
     ;;
   sim-apiserver)
     go_build ./cmd/sim-apiserver sim-apiserver "${VERSION_LDFLAGS}"
