@@ -36,17 +36,25 @@ type Records struct {
 	client    kubernetes.Interface
 	namespace string
 	informer  cache.SharedIndexInformer
+	// stopped closes when the server stops: every watch then ends, as kube's
+	// watch cache ends them, so the server's shutdown need not wait for
+	// clients to hang up.
+	stopped chan struct{}
 }
 
 // NewRecords returns the records of namespace; Start runs its cache.
 func NewRecords(client kubernetes.Interface, namespace string) *Records {
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = LabelResource }))
-	return &Records{client: client, namespace: namespace, informer: factory.Core().V1().ConfigMaps().Informer()}
+	return &Records{client: client, namespace: namespace, informer: factory.Core().V1().ConfigMaps().Informer(), stopped: make(chan struct{})}
 }
 
-// Start runs the cache until ctx ends.
-func (r *Records) Start(ctx context.Context) { go r.informer.RunWithContext(ctx) }
+// Start runs the cache until ctx, the server's lifetime, ends; then every
+// watch ends too.
+func (r *Records) Start(ctx context.Context) {
+	go r.informer.RunWithContext(ctx)
+	context.AfterFunc(ctx, func() { close(r.stopped) })
+}
 
 // HasSynced says whether the cache has its initial list.
 func (r *Records) HasSynced() bool { return r.informer.HasSynced() }
@@ -69,6 +77,7 @@ func (r *Records) Decorator(config *storagebackend.ConfigForResource, resourcePr
 		newFunc:    newFunc,
 		newList:    newListFunc,
 		recordsNS:  r.namespace,
+		stopped:    r.stopped,
 	}
 	return s, func() {}, nil
 }
@@ -96,6 +105,8 @@ type store struct {
 	newList    func() runtime.Object
 	// recordsNS is the namespace of the records, the cache's keys.
 	recordsNS string
+	// stopped closes when the server stops.
+	stopped <-chan struct{}
 }
 
 var _ storage.Interface = &store{}

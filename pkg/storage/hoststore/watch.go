@@ -32,7 +32,19 @@ func (s *store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 		AllowWatchBookmarks:  opts.Predicate.AllowWatchBookmarks,
 		SendInitialEvents:    opts.SendInitialEvents,
 	}
+	// The generic layer validated the request and does not hand the match
+	// down for watches; the host needs it with sendInitialEvents.
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		hostOpts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+	}
 	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-s.stopped:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	hw, err := s.client.Watch(ctx, hostOpts)
 	if err != nil {
 		cancel()

@@ -98,6 +98,9 @@ func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObje
 func decorate(pods Pods, obj runtime.Object) {
 	switch o := obj.(type) {
 	case *sim.Simulator:
+		if o.Name == "" {
+			return // a watch bookmark: only a resourceVersion
+		}
 		o.Status = backing.Status(o, backing.PickPod(pods.SimulatorPods(o.Namespace, o.Name), o.Generation))
 	case *sim.SimulatorList:
 		for i := range o.Items {
