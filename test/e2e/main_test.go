@@ -22,13 +22,9 @@ limitations under the License.
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -42,8 +38,6 @@ var (
 	cluster *framework.Cluster
 	// skipReason says why cluster is nil.
 	skipReason string
-	// repoRoot holds artifacts/ and is kubectl's working directory.
-	repoRoot string
 )
 
 // startTimeout bounds the start, which builds the images when they changed.
@@ -54,11 +48,6 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	var err error
-	if repoRoot, err = framework.RepoRoot(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	// What a killed run left is not this run's doing.
 	if err := framework.RecoverNode(context.Background()); err != nil {
 		fmt.Fprintf(os.Stderr, "cleaning up after an earlier cluster with a node: %v\n", err)
@@ -123,26 +112,5 @@ func hostCluster(t *testing.T) *framework.Cluster {
 // admin and returns its stdout; a non-zero exit is an error carrying stderr.
 func kubectl(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	c := hostCluster(t)
-	path, err := exec.LookPath("kubectl")
-	if err != nil {
-		if framework.InCI() {
-			t.Fatalf("kubectl not found on PATH: %v", err)
-		}
-		t.Skipf("kubectl not found on PATH: %v", err)
-	}
-	args = append([]string{
-		"--kubeconfig=" + c.KubeconfigPath,
-		"--cache-dir=" + filepath.Join(c.Dir, "kubectl-cache"),
-	}, args...)
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(t.Context(), path, args...)
-	cmd.Dir = repoRoot
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	t.Logf("kubectl %s", strings.Join(args[2:], " "))
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("kubectl %s: %w\nstdout:\n%s\nstderr:\n%s", strings.Join(args[2:], " "), err, stdout.String(), stderr.String())
-	}
-	return stdout.String(), nil
+	return framework.Kubectl(t, hostCluster(t), "", args...)
 }

@@ -76,6 +76,35 @@ func TestInnerAPIServerKilled(t *testing.T) {
 	for _, cs := range current.Status.ContainerStatuses {
 		t.Logf("container %s: %d restarts", cs.Name, cs.RestartCount)
 	}
+
+	// A kill heals faster than readiness notices (3 failed probes, 1 s
+	// apart). An inner apiserver that hangs is noticed: the phase leaves
+	// Available while it is frozen, and comes back when it resumes.
+	current, err = hostCluster(t).Client.CoreV1().Pods(ns).Get(t.Context(), pod.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frozen := containerProcess(t, current, "simulator", "kube-apiserver")
+	if err := syscall.Kill(frozen, syscall.SIGSTOP); err != nil {
+		t.Fatalf("freezing the inner kube-apiserver (pid %d): %v", frozen, err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			_ = syscall.Kill(frozen, syscall.SIGCONT)
+		}
+	}
+	defer resume()
+	poll(t, "the phase to leave Available while the inner apiserver hangs", availableTimeout, func(ctx context.Context) (bool, string) {
+		got, err := simClient(t).SimV1alpha1().Simulators(ns).Get(ctx, created.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return got.Status.Phase != v1alpha1.SimulatorAvailable, fmt.Sprintf("phase %s", got.Status.Phase)
+	})
+	resume()
+	waitAvailable(t, ns, created.Name)
 }
 
 // containerProcess returns the PID of the process named name in a container

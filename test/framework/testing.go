@@ -17,8 +17,13 @@ limitations under the License.
 package framework
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -52,4 +57,42 @@ func Start(t testing.TB, opts Options) *Cluster {
 		c.Stop()
 	})
 	return c
+}
+
+// Kubectl runs the kubectl on PATH against cluster c with kubeconfig (its
+// admin kubeconfig when empty), in the repository root so that paths such as
+// artifacts/examples work, and returns its stdout; a non-zero exit is an
+// error carrying stderr. Without kubectl the test is skipped, or fails under
+// CI=true.
+func Kubectl(t testing.TB, c *Cluster, kubeconfig string, args ...string) (string, error) {
+	t.Helper()
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		if InCI() {
+			t.Fatalf("kubectl not found on PATH: %v", err)
+		}
+		t.Skipf("kubectl not found on PATH: %v", err)
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kubeconfig == "" {
+		kubeconfig = c.KubeconfigPath
+	}
+	all := append([]string{
+		"--kubeconfig=" + kubeconfig,
+		// Keep discovery caches out of $HOME and away from other runs.
+		"--cache-dir=" + filepath.Join(c.Dir, "kubectl-cache"),
+	}, args...)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(t.Context(), path, all...)
+	cmd.Dir = root
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	t.Logf("kubectl %s", strings.Join(args, " "))
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("kubectl %s: %w\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String(), nil
 }

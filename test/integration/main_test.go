@@ -20,14 +20,10 @@ limitations under the License.
 package integration
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -105,26 +101,5 @@ func kubectl(t testing.TB, kubeconfig string, args ...string) (string, error) {
 // kubectlWith is kubectl for cluster c.
 func kubectlWith(t testing.TB, c *framework.Cluster, kubeconfig string, args ...string) (string, error) {
 	t.Helper()
-	path, err := exec.LookPath("kubectl")
-	if err != nil {
-		if framework.InCI() {
-			t.Fatalf("kubectl not found on PATH: %v", err)
-		}
-		t.Skipf("kubectl not found on PATH: %v", err)
-	}
-	args = append([]string{
-		"--kubeconfig=" + kubeconfig,
-		// Keep discovery caches out of $HOME and away from other runs.
-		"--cache-dir=" + filepath.Join(c.Dir, "kubectl-cache"),
-	}, args...)
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(t.Context(), path, args...)
-	cmd.Dir = repoRoot
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	t.Logf("kubectl %s", strings.Join(args[2:], " "))
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("kubectl %s: %w\nstdout:\n%s\nstderr:\n%s", strings.Join(args[2:], " "), err, stdout.String(), stderr.String())
-	}
-	return stdout.String(), nil
+	return framework.Kubectl(t, c, kubeconfig, args...)
 }

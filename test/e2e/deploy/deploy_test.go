@@ -22,11 +22,9 @@ limitations under the License.
 package deploy
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -185,25 +183,9 @@ func nodeImage(t *testing.T, prefix string) string {
 // returns its stdout, failing the test on a non-zero exit.
 func mustKubectl(t *testing.T, args ...string) string {
 	t.Helper()
-	path, err := exec.LookPath("kubectl")
+	out, err := framework.Kubectl(t, cluster, "", args...)
 	if err != nil {
-		if framework.InCI() {
-			t.Fatalf("kubectl not found on PATH: %v", err)
-		}
-		t.Skipf("kubectl not found on PATH: %v", err)
+		t.Fatal(err)
 	}
-	args = append([]string{
-		"--kubeconfig=" + cluster.KubeconfigPath,
-		"--cache-dir=" + filepath.Join(cluster.Dir, "kubectl-cache"),
-	}, args...)
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(t.Context(), path, args...)
-	cmd.Dir = repoRoot
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	t.Logf("kubectl %s", strings.Join(args[2:], " "))
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("kubectl %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args[2:], " "), err, stdout.String(), stderr.String())
-	}
-	return stdout.String()
+	return out
 }
