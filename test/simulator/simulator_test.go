@@ -409,8 +409,10 @@ profiles:
 		if err := sim.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
+		start := time.Now()
 		select {
 		case <-sim.done:
+			t.Logf("simulator stopped %v after SIGTERM", time.Since(start).Round(time.Millisecond))
 		case <-time.After(30 * time.Second):
 			t.Fatal("simulator did not exit within 30s of SIGTERM")
 		}

@@ -117,6 +117,7 @@ func Run(ctx context.Context, o *config.Options) error {
 	scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForAPIServer})
 	kwok := supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer})
 	children := []*supervisor.Process{apiserver, scheduler, kwok}
+	var serverDone, clientsDone sync.WaitGroup
 
 	origins, err := config.CompileOrigins(o.CORSAllowedOrigins)
 	if err != nil {
@@ -154,11 +155,21 @@ func Run(ctx context.Context, o *config.Options) error {
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 
-	childCtx, stopChildren := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), logger))
+	// Children stop in two waves: the apiserver's clients first, so that
+	// the apiserver has no watches left to drain and exits at once.
+	base := klog.NewContext(context.WithoutCancel(ctx), logger)
+	clientsCtx, stopClients := context.WithCancel(base)
+	serverCtx, stopServer := context.WithCancel(base)
+	stopChildren := func() {
+		stopClients()
+		clientsDone.Wait()
+		stopServer()
+		serverDone.Wait()
+	}
 	defer stopChildren()
-	var wg sync.WaitGroup
-	for _, c := range children {
-		wg.Go(func() { c.Run(childCtx) })
+	serverDone.Go(func() { apiserver.Run(serverCtx) })
+	for _, c := range []*supervisor.Process{scheduler, kwok} {
+		clientsDone.Go(func() { c.Run(clientsCtx) })
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(listener) }()
@@ -178,7 +189,6 @@ func Run(ctx context.Context, o *config.Options) error {
 		logger.Error(err, "Shutting down the server")
 	}
 	stopChildren()
-	wg.Wait()
 	logger.Info("Stopped")
 	return runErr
 }
