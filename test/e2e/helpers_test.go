@@ -42,7 +42,7 @@ import (
 // the shared, busy machine; locally it takes a few seconds.
 const availableTimeout = 2 * time.Minute
 
-func simClient(t *testing.T) simclientset.Interface {
+func simClient(t testing.TB) simclientset.Interface {
 	t.Helper()
 	c, err := simclientset.NewForConfig(hostCluster(t).Config)
 	if err != nil {
@@ -52,7 +52,7 @@ func simClient(t *testing.T) simclientset.Interface {
 }
 
 // newNamespace creates a namespace for one test and deletes it afterwards.
-func newNamespace(t *testing.T, prefix string) string {
+func newNamespace(t testing.TB, prefix string) string {
 	t.Helper()
 	client := hostCluster(t).Client
 	ns, err := client.CoreV1().Namespaces().Create(t.Context(),
@@ -72,7 +72,7 @@ func newNamespace(t *testing.T, prefix string) string {
 
 // poll calls cond every 50ms until it is true or timeout passes, then fails
 // the test with what the last call reported.
-func poll(t *testing.T, what string, timeout time.Duration, cond func(ctx context.Context) (bool, string)) {
+func poll(t testing.TB, what string, timeout time.Duration, cond func(ctx context.Context) (bool, string)) {
 	t.Helper()
 	var last string
 	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
@@ -86,7 +86,7 @@ func poll(t *testing.T, what string, timeout time.Duration, cond func(ctx contex
 }
 
 // waitAvailable waits until the simulator is Available and returns it.
-func waitAvailable(t *testing.T, ns, name string) *v1alpha1.Simulator {
+func waitAvailable(t testing.TB, ns, name string) *v1alpha1.Simulator {
 	t.Helper()
 	var s *v1alpha1.Simulator
 	poll(t, fmt.Sprintf("simulator %s/%s to be Available", ns, name), availableTimeout, func(ctx context.Context) (bool, string) {
@@ -101,7 +101,7 @@ func waitAvailable(t *testing.T, ns, name string) *v1alpha1.Simulator {
 }
 
 // simulatorPod returns the simulator's current host Pod.
-func simulatorPod(t *testing.T, s *v1alpha1.Simulator) *corev1.Pod {
+func simulatorPod(t testing.TB, s *v1alpha1.Simulator) *corev1.Pod {
 	t.Helper()
 	if s.Status.PodName == "" {
 		t.Fatalf("simulator %s/%s has no status.podName", s.Namespace, s.Name)
@@ -116,7 +116,7 @@ func simulatorPod(t *testing.T, s *v1alpha1.Simulator) *corev1.Pod {
 // innerClient returns an admin client of the simulator's inner
 // kube-apiserver, reached from the host through its Pod IP with the admin
 // certificate of the simulator's credentials Secret.
-func innerClient(t *testing.T, s *v1alpha1.Simulator, pod *corev1.Pod) kubernetes.Interface {
+func innerClient(t testing.TB, s *v1alpha1.Simulator, pod *corev1.Pod) kubernetes.Interface {
 	t.Helper()
 	secret, err := hostCluster(t).Client.CoreV1().Secrets(s.Namespace).Get(t.Context(), sim.SimulatorSecretName(s.Name), metav1.GetOptions{})
 	if err != nil {
@@ -131,6 +131,8 @@ func innerClient(t *testing.T, s *v1alpha1.Simulator, pod *corev1.Pod) kubernete
 			ServerName: sim.SimulatorServiceName(s.Name) + "." + s.Namespace + ".svc",
 		},
 		Timeout: 10 * time.Second,
+		// No client-side throttling: benchmarks measure the server.
+		QPS: -1,
 	}
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -142,7 +144,7 @@ func innerClient(t *testing.T, s *v1alpha1.Simulator, pod *corev1.Pod) kubernete
 // checkPodOnNode checks that the simulator's Pod really runs on the node:
 // bound to it, Running and Ready with every container started from an image
 // the node has (imported, never pulled), at an IP of the pod subnet.
-func checkPodOnNode(t *testing.T, pod *corev1.Pod) {
+func checkPodOnNode(t testing.TB, pod *corev1.Pod) {
 	t.Helper()
 	c := hostCluster(t)
 	if pod.Spec.NodeName != c.NodeName || pod.Status.Phase != corev1.PodRunning {

@@ -100,7 +100,7 @@ func run(m *testing.M) int {
 
 // hostCluster returns the shared cluster or skips the test (never under
 // CI=true: TestMain fails instead).
-func hostCluster(t *testing.T) *framework.Cluster {
+func hostCluster(t testing.TB) *framework.Cluster {
 	t.Helper()
 	if cluster == nil {
 		t.Skip(skipReason)
@@ -110,7 +110,7 @@ func hostCluster(t *testing.T) *framework.Cluster {
 
 // kubectl runs the kubectl on PATH in the repository root as the cluster's
 // admin and returns its stdout; a non-zero exit is an error carrying stderr.
-func kubectl(t *testing.T, args ...string) (string, error) {
+func kubectl(t testing.TB, args ...string) (string, error) {
 	t.Helper()
 	return framework.Kubectl(t, hostCluster(t), "", args...)
 }

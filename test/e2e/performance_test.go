@@ -80,7 +80,7 @@ func TestCreateToAvailable(t *testing.T) {
 
 // logPodMemory logs the resident memory (VmRSS) of every process of each
 // container of the Pod, read from /proc through the containers' cgroups.
-func logPodMemory(t *testing.T, pod *corev1.Pod) {
+func logPodMemory(t testing.TB, pod *corev1.Pod) {
 	t.Helper()
 	var total int64
 	for _, cs := range pod.Status.ContainerStatuses {

@@ -109,7 +109,7 @@ func TestInnerAPIServerKilled(t *testing.T) {
 
 // containerProcess returns the PID of the process named name in a container
 // of the Pod, failing the test if there is none.
-func containerProcess(t *testing.T, pod *corev1.Pod, container, name string) int {
+func containerProcess(t testing.TB, pod *corev1.Pod, container, name string) int {
 	t.Helper()
 	for _, cs := range pod.Status.ContainerStatuses {
 		if cs.Name != container {

@@ -78,7 +78,7 @@ func TestExampleSimulator(t *testing.T) {
 // scheduleOnFakeNode creates a fake Node (kwok's annotation) and a Pod in
 // the simulator and waits until the inner scheduler binds the Pod to it and
 // kwok runs it.
-func scheduleOnFakeNode(t *testing.T, inner kubernetes.Interface) {
+func scheduleOnFakeNode(t testing.TB, inner kubernetes.Interface) {
 	t.Helper()
 	ctx := t.Context()
 	node := &corev1.Node{

@@ -137,7 +137,7 @@ func TestExternalEtcd(t *testing.T) {
 
 // startEtcdPod runs etcd (from the simulator image, as the simulator Pods
 // do) in a Pod of the node, listening on its Pod IP, and returns its URL.
-func startEtcdPod(t *testing.T, ns string) string {
+func startEtcdPod(t testing.TB, ns string) string {
 	t.Helper()
 	c := hostCluster(t)
 	image := simulatorImage(t)
@@ -184,7 +184,7 @@ func startEtcdPod(t *testing.T, ns string) string {
 }
 
 // simulatorImage returns the simulator image the node has.
-func simulatorImage(t *testing.T) string {
+func simulatorImage(t testing.TB) string {
 	t.Helper()
 	c := hostCluster(t)
 	node, err := c.Client.CoreV1().Nodes().Get(t.Context(), c.NodeName, metav1.GetOptions{})
