@@ -252,3 +252,34 @@ func TestNodePoolSubresources(t *testing.T) {
 		t.Errorf("field selector on spec.simulatorName: %v %+v", err, list)
 	}
 }
+
+// TestGarbageCollection checks that the host's garbage collector works on
+// our resources: a nodepool owned by a simulator goes with it, and a
+// foreground deletion completes.
+func TestGarbageCollection(t *testing.T) {
+	c := simClient(t)
+	ctx := t.Context()
+	ns := createNamespace(t, "gc")
+	owner, err := c.SimV1alpha1().Simulators(ns).Create(ctx, newSimulator("owner"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	np := &v1alpha1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: "owned", OwnerReferences: []metav1.OwnerReference{{
+			APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "Simulator", Name: owner.Name, UID: owner.UID,
+		}}},
+		Spec: v1alpha1.NodePoolSpec{SimulatorName: owner.Name},
+	}
+	if _, err := c.SimV1alpha1().NodePools(ns).Create(ctx, np, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	foreground := metav1.DeletePropagationForeground
+	if err := c.SimV1alpha1().Simulators(ns).Delete(ctx, owner.Name, metav1.DeleteOptions{PropagationPolicy: &foreground}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the owner and its nodepool to be gone", func(ctx context.Context) (bool, error) {
+		_, simErr := c.SimV1alpha1().Simulators(ns).Get(ctx, owner.Name, metav1.GetOptions{})
+		_, npErr := c.SimV1alpha1().NodePools(ns).Get(ctx, "owned", metav1.GetOptions{})
+		return apierrors.IsNotFound(simErr) && apierrors.IsNotFound(npErr), nil
+	})
+}

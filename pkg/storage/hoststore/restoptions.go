@@ -23,9 +23,11 @@ var _ generic.RESTOptionsGetter = RESTOptionsGetter{}
 // GetRESTOptions returns the options genericregistry.Store completes itself with.
 func (g RESTOptionsGetter) GetRESTOptions(resource schema.GroupResource, _ runtime.Object) (generic.RESTOptions, error) {
 	return generic.RESTOptions{
-		StorageConfig:           storagebackend.NewDefaultConfig("", g.Codec).ForResource(resource),
-		Decorator:               g.Decorator,
-		EnableGarbageCollection: false,
+		StorageConfig: storagebackend.NewDefaultConfig("", g.Codec).ForResource(resource),
+		Decorator:     g.Decorator,
+		// Owner references and foreground deletion work through the host's
+		// garbage collector, which sees our resources through the aggregator.
+		EnableGarbageCollection: true,
 		DeleteCollectionWorkers: 1,
 		ResourcePrefix:          "/" + resource.Group + "/" + resource.Resource,
 	}, nil
