@@ -20,9 +20,11 @@ limitations under the License.
 package simulator_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"syscall"
@@ -36,6 +38,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -212,7 +215,18 @@ func TestSimulator(t *testing.T) {
 		}
 	})
 
-	system := systemObjects(t, c)
+	// The apiserver keeps making its own objects (the kubernetes Service,
+	// its identity lease, system namespaces) for a moment after it is
+	// ready: the baseline is taken once they have settled.
+	var system map[objectRef]bool
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, time.Minute, true, func(context.Context) (bool, error) {
+		now := systemObjects(t, c)
+		settled := maps.Equal(now, system) && now[objectRef{"service", "default", "kubernetes"}]
+		system = now
+		return settled, nil
+	}); err != nil {
+		t.Fatalf("waiting for the system objects to settle: %v", err)
+	}
 
 	step("a fake node becomes Ready and a pod runs on it", func(t *testing.T) {
 		if _, err := c.CoreV1().Nodes().Create(ctx, fakeNode("fake-0"), metav1.CreateOptions{}); err != nil {
