@@ -32,5 +32,5 @@ ENTRYPOINT ["/sim-apiserver"]
 # the credentials are mounted 0400 and etcd writes its data dir.
 FROM gcr.io/distroless/static AS simulator
 COPY --from=build /out/simulator /usr/local/bin/simulator
-COPY --from=tools /out/kube-apiserver /out/kube-scheduler /out/kwok /out/etcd /usr/local/bin/
+COPY --from=tools /out/kube-apiserver /out/kube-scheduler /out/kube-controller-manager /out/kwok /out/etcd /usr/local/bin/
 ENTRYPOINT ["/usr/local/bin/simulator"]

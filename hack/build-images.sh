@@ -157,12 +157,13 @@ for image in ${IMAGES}; do
     build pause "${IMAGE_REPO}/pause:${PAUSE_TAG}" 65535 /pause "" "/:${OUT_DIR}/bin/pause"
     ;;
   simulator)
-    require_tools kube-apiserver kube-scheduler kwok etcd
+    require_tools kube-apiserver kube-scheduler kube-controller-manager kwok etcd
     go_build ./cmd/simulator simulator "${VERSION_LDFLAGS}"
     build simulator "${IMAGE_REPO}/simulator:${VERSION}" 0 /usr/local/bin/simulator "/tmp /var/lib/etcd" \
       "/usr/local/bin:${OUT_DIR}/bin/simulator" \
       "/usr/local/bin:${BIN_DIR}/kube-apiserver" \
       "/usr/local/bin:${BIN_DIR}/kube-scheduler" \
+      "/usr/local/bin:${BIN_DIR}/kube-controller-manager" \
       "/usr/local/bin:${BIN_DIR}/kwok" \
       "/usr/local/bin:${BIN_DIR}/etcd"
     ;;

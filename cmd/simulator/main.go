@@ -15,9 +15,9 @@ limitations under the License.
 */
 
 // Command simulator runs inside each simulator Pod: it supervises the
-// inner kube-apiserver, kube-scheduler and kwok controller (a child that
-// exits is restarted with backoff; SIGTERM stops them all and exits 0),
-// and serves the simulator API of KEP-159.
+// inner kube-apiserver, kube-scheduler, kube-controller-manager and kwok
+// controller (a child that exits is restarted with backoff; SIGTERM stops
+// them all and exits 0), and serves the simulator API of KEP-159.
 //
 // Environment (each has a flag; a non-empty variable wins):
 //
@@ -28,7 +28,7 @@ limitations under the License.
 //	CORS_ALLOWED_ORIGIN_LIST           comma-separated origins, e.g. http://localhost:3000
 //	SIMULATOR_CREDENTIALS_DIR          ca.crt, apiserver.crt/key, admin.crt/key, sa.key/pub (/etc/simulator/credentials)
 //	SIMULATOR_ETCD_PREFIX              etcd key prefix (/registry)
-//	SIMULATOR_BIN_DIR                  kube-apiserver, kube-scheduler, kwok (this binary's directory, then PATH)
+//	SIMULATOR_BIN_DIR                  kube-apiserver, kube-scheduler, kube-controller-manager, kwok (this binary's directory, then PATH)
 //	SIMULATOR_DATA_DIR                 generated files (a temporary directory)
 //	SIMULATOR_SCHEDULER_PORT           kube-scheduler secure port on 127.0.0.1 (10259)
 //	SIMULATOR_KWOK_PORT                kwok server port on 127.0.0.1, 0 for none (10247)
@@ -68,7 +68,7 @@ func newCommand() *cobra.Command {
 	o := config.NewOptions()
 	cmd := &cobra.Command{
 		Use:   "simulator",
-		Short: "Run a scheduler simulator: kube-apiserver, kube-scheduler and kwok, and the simulator API",
+		Short: "Run a scheduler simulator: kube-apiserver, kube-scheduler, kube-controller-manager and kwok, and the simulator API",
 		Long: `Run a scheduler simulator: kube-apiserver, kube-scheduler and kwok as
 supervised children, and the simulator API (health, scheduler configuration,
 reset). Every flag has an environment variable, which wins when set.`,

@@ -31,6 +31,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -40,6 +41,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 )
 
 const schedulerConfigPath = "/api/v1/schedulerconfiguration"
@@ -239,6 +241,43 @@ func TestSimulator(t *testing.T) {
 		waitPodRunning(t, c, "default", "web", "fake-0")
 		total, byName := treeRSS(t, sim.cmd.Process.Pid)
 		t.Logf("RSS of the simulator process tree with 1 node and 1 pod: %d MiB %v (KiB)", total/1024, byName)
+	})
+
+	step("kube's controllers run: a Deployment makes Pods, deleting it removes them", func(t *testing.T) {
+		labels := map[string]string{"app": "web"}
+		template := testPod("default", "")
+		template.Labels = labels
+		d := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: ptr.To[int32](2),
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{ObjectMeta: template.ObjectMeta, Spec: template.Spec},
+			},
+		}
+		if _, err := c.AppsV1().Deployments("default").Create(ctx, d, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, time.Minute, "2 Pods of the Deployment Running on fake-0", func() (bool, error) {
+			pods, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+			if err != nil {
+				return false, nil
+			}
+			running := 0
+			for _, p := range pods.Items {
+				if p.Spec.NodeName == "fake-0" && p.Status.Phase == corev1.PodRunning {
+					running++
+				}
+			}
+			return running == 2, nil
+		})
+		if err := c.AppsV1().Deployments("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, time.Minute, "the garbage collector to remove the Deployment's Pods", func() (bool, error) {
+			pods, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+			return err == nil && len(pods.Items) == 0, nil
+		})
 	})
 
 	step("a refused scheduler configuration keeps the scheduler running", func(t *testing.T) {

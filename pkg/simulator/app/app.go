@@ -116,7 +116,8 @@ func Run(ctx context.Context, o *config.Options) error {
 	apiserver := supervisor.New(controlplane.KubeAPIServerSpec(o, bins.KubeAPIServer), supervisor.Options{})
 	scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForAPIServer})
 	kwok := supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer})
-	children := []*supervisor.Process{apiserver, scheduler, kwok}
+	controllers := supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout), supervisor.Options{BeforeStart: waitForAPIServer})
+	children := []*supervisor.Process{apiserver, scheduler, kwok, controllers}
 	var serverDone, clientsDone sync.WaitGroup
 
 	origins, err := config.CompileOrigins(o.CORSAllowedOrigins)
@@ -168,7 +169,7 @@ func Run(ctx context.Context, o *config.Options) error {
 	}
 	defer stopChildren()
 	serverDone.Go(func() { apiserver.Run(serverCtx) })
-	for _, c := range []*supervisor.Process{scheduler, kwok} {
+	for _, c := range []*supervisor.Process{scheduler, kwok, controllers} {
 		clientsDone.Go(func() { c.Run(clientsCtx) })
 	}
 	serveErr := make(chan error, 1)

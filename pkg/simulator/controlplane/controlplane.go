@@ -40,9 +40,10 @@ import (
 
 // Names of the children and of their binaries.
 const (
-	KubeAPIServer = "kube-apiserver"
-	KubeScheduler = "kube-scheduler"
-	Kwok          = "kwok"
+	KubeAPIServer         = "kube-apiserver"
+	KubeScheduler         = "kube-scheduler"
+	KubeControllerManager = "kube-controller-manager"
+	Kwok                  = "kwok"
 )
 
 // The inner cluster's fixed network settings.
@@ -69,7 +70,7 @@ var kwokStages []byte
 
 // Binaries are the paths of the children's executables.
 type Binaries struct {
-	KubeAPIServer, KubeScheduler, Kwok string
+	KubeAPIServer, KubeScheduler, KubeControllerManager, Kwok string
 }
 
 // FindBinaries looks for the children's executables in binDir, or, when it
@@ -83,7 +84,12 @@ func FindBinaries(binDir string) (Binaries, error) {
 		}
 		return p
 	}
-	b := Binaries{KubeAPIServer: find(KubeAPIServer), KubeScheduler: find(KubeScheduler), Kwok: find(Kwok)}
+	b := Binaries{
+		KubeAPIServer:         find(KubeAPIServer),
+		KubeScheduler:         find(KubeScheduler),
+		KubeControllerManager: find(KubeControllerManager),
+		Kwok:                  find(Kwok),
+	}
 	return b, errors.Join(errs...)
 }
 
@@ -238,6 +244,33 @@ func KubeSchedulerSpec(o *config.Options, bin string, l Layout) supervisor.Spec 
 
 // KwokSpec runs the kwok controller for the nodes annotated
 // kwok.x-k8s.io/node=fake, with the simulator's stages.
+// disabledControllers would fight kwok: the node lifecycle controller marks
+// nodes NotReady without frequent heartbeats (kwok sends few, to scale) and
+// evicts their pods; node IPAM would hand out pod CIDRs the templates set.
+var disabledControllers = []string{"node-lifecycle-controller", "node-ipam-controller"}
+
+// KubeControllerManagerSpec runs kube's controllers inside the simulator, so
+// that workloads behave as in a cluster: Deployments make ReplicaSets make
+// Pods for the scheduler, Jobs run, garbage is collected, namespaces go.
+func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
+	return supervisor.Spec{Name: KubeControllerManager, Path: bin, Args: []string{
+		"--kubeconfig=" + l.AdminKubeconfig(),
+		"--authentication-kubeconfig=" + l.AdminKubeconfig(),
+		"--authentication-skip-lookup=true",
+		"--authorization-kubeconfig=" + l.AdminKubeconfig(),
+		"--controllers=*,-" + strings.Join(disabledControllers, ",-"),
+		"--root-ca-file=" + o.Credential(config.FileCACert),
+		"--service-account-private-key-file=" + o.Credential(config.FileServiceAccountKey),
+		"--cluster-signing-cert-file=" + o.Credential(config.FileCACert),
+		"--cluster-signing-key-file=" + o.Credential(config.FileCAKey),
+		"--use-service-account-credentials=false",
+		"--leader-elect=false",
+		// Nothing reaches it: health is the supervisor's restarts.
+		"--secure-port=0",
+		"--profiling=false",
+	}}
+}
+
 func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
 	args := []string{
 		"--kubeconfig=" + l.AdminKubeconfig(),

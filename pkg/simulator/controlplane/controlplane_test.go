@@ -42,9 +42,10 @@ func writeExecutable(t *testing.T, dir, name string, mode os.FileMode) string {
 func TestFindBinaries(t *testing.T) {
 	binDir := t.TempDir()
 	want := Binaries{
-		KubeAPIServer: writeExecutable(t, binDir, KubeAPIServer, 0o755),
-		KubeScheduler: writeExecutable(t, binDir, KubeScheduler, 0o755),
-		Kwok:          writeExecutable(t, binDir, Kwok, 0o755),
+		KubeAPIServer:         writeExecutable(t, binDir, KubeAPIServer, 0o755),
+		KubeScheduler:         writeExecutable(t, binDir, KubeScheduler, 0o755),
+		KubeControllerManager: writeExecutable(t, binDir, KubeControllerManager, 0o755),
+		Kwok:                  writeExecutable(t, binDir, Kwok, 0o755),
 	}
 	got, err := FindBinaries(binDir)
 	if err != nil {
@@ -159,6 +160,29 @@ func TestKwokSpec(t *testing.T) {
 	spec = KwokSpec(options(func(o *config.Options) { o.KwokPort = 0 }), "/bin/kwok", l)
 	if got, ok := flagValue(spec.Args, "server-address"); ok {
 		t.Errorf("--server-address = %q with port 0, want no server", got)
+	}
+}
+
+func TestKubeControllerManagerSpec(t *testing.T) {
+	spec := KubeControllerManagerSpec(options(nil), "/bin/kcm", Layout{Dir: "/data"})
+	controllers, _ := flagValue(spec.Args, "controllers")
+	for _, off := range []string{"-node-lifecycle-controller", "-node-ipam-controller"} {
+		if !strings.Contains(controllers, off) {
+			t.Errorf("--controllers=%s does not turn %s off", controllers, off)
+		}
+	}
+	if !strings.HasPrefix(controllers, "*,") {
+		t.Errorf("--controllers=%s, want every default controller", controllers)
+	}
+	for flag, want := range map[string]string{
+		"kubeconfig":                       "/data/admin.kubeconfig",
+		"service-account-private-key-file": "/creds/sa.key",
+		"root-ca-file":                     "/creds/ca.crt",
+		"leader-elect":                     "false",
+	} {
+		if got, _ := flagValue(spec.Args, flag); got != want {
+			t.Errorf("--%s = %q, want %q", flag, got, want)
+		}
 	}
 }
 

@@ -167,14 +167,24 @@ func (r *Resetter) Reset(ctx context.Context) (Result, error) {
 		}
 	}
 
-	// Namespaced objects first, then the namespaces, then cluster-scoped
-	// objects (nodes last of all, after the pods bound to them).
+	// User namespaces go Terminating first, so that no controller makes
+	// anything new in them; then namespaced objects, then the namespaces are
+	// finalized, then cluster-scoped objects (nodes last of all, after the
+	// pods bound to them).
+	var terminating []string
+	for _, ns := range userNamespaces {
+		if err := r.deleteNamespace(ctx, ns); err != nil {
+			record(schema.GroupResource{Resource: "namespaces"}, 0, err)
+			continue
+		}
+		terminating = append(terminating, ns)
+	}
 	r.parallel(resources, func(rs resource) bool { return rs.namespaced }, func(rs resource) {
 		n, err := r.deleteNamespaced(ctx, rs)
 		record(rs.gvr.GroupResource(), n, err)
 	})
-	for _, ns := range userNamespaces {
-		err := r.removeNamespace(ctx, ns)
+	for _, ns := range terminating {
+		err := r.finalizeNamespace(ctx, ns)
 		n := 0
 		if err == nil {
 			n = 1
@@ -377,15 +387,18 @@ func deleteEach(ctx context.Context, client metadata.ResourceInterface, objs []m
 // removeNamespace deletes an emptied namespace. Without a namespace
 // controller a deleted namespace would stay Terminating for ever: reset
 // clears its spec.finalizers itself, which removes a Terminating namespace.
-func (r *Resetter) removeNamespace(ctx context.Context, name string) error {
-	namespaces := r.Client.CoreV1().Namespaces()
-	err := namespaces.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+func (r *Resetter) deleteNamespace(ctx context.Context, name string) error {
+	err := r.Client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
+	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting namespace %s: %w", name, err)
 	}
+	return nil
+}
+
+// finalizeNamespace removes a Terminating namespace whose objects are gone
+// without waiting for the namespace controller.
+func (r *Resetter) finalizeNamespace(ctx context.Context, name string) error {
+	namespaces := r.Client.CoreV1().Namespaces()
 	ns, err := namespaces.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
