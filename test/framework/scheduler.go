@@ -61,7 +61,7 @@ func startKubeScheduler(ctx context.Context, c *Cluster, binary string) (*proces
 	if err != nil {
 		return nil, err
 	}
-	httpClient := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: c.clusterCA.pool()}}}
+	httpClient := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: c.clusterCA.Pool()}}}
 	url := loopbackURL("https", port) + "/healthz"
 	err = waitFor(ctx, p, time.Minute, func(ctx context.Context) (bool, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

@@ -79,7 +79,7 @@ func startSimAPIServer(ctx context.Context, c *Cluster, binary string, extraArgs
 		return nil, err
 	}
 	c.SimAPIServerPort = port
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: c.simCA.pool()}}}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: c.simCA.Pool()}}}
 	url := loopbackURL("https", port) + "/readyz"
 	err = waitFor(ctx, p, simReadyTimeout, func(ctx context.Context) (bool, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

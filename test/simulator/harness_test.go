@@ -19,20 +19,13 @@ package simulator_test
 import (
 	"bytes"
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -45,10 +38,13 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/cert"
-	"k8s.io/client-go/util/keyutil"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 // Binaries of `make tools` the simulator runs, and etcd for the test.
@@ -274,81 +270,30 @@ type credentials struct {
 	caPEM, adminCert, adminKey []byte
 }
 
-// writeCredentials makes a CA, a serving certificate for 127.0.0.1, an
-// admin client certificate (CN=sim-admin, O=system:masters) and a
-// service-account key pair, the files the reconciler's Secret holds.
+// writeCredentials writes the credentials the reconciler puts in a
+// simulator's Secret (backing.Secret: CA, serving certificate for the
+// Service names, localhost and 127.0.0.1, admin client certificate,
+// service-account key pair) as the files of the credentials directory.
 func writeCredentials(tb testing.TB, dir string) credentials {
 	tb.Helper()
-	caKey := newKey(tb)
-	caCert, err := cert.NewSelfSignedCACert(cert.Config{CommonName: "simulator-test-ca"}, caKey)
+	secret, err := backing.Secret(&v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "test", Namespace: "test"}})
 	if err != nil {
 		tb.Fatal(err)
-	}
-	sign := func(tmpl *x509.Certificate) ([]byte, []byte) {
-		key := newKey(tb)
-		serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tmpl.SerialNumber = serial
-		tmpl.NotBefore = time.Now().Add(-time.Minute)
-		tmpl.NotAfter = time.Now().Add(24 * time.Hour)
-		tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, key.Public(), caKey)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return pem.EncodeToMemory(&pem.Block{Type: cert.CertificateBlockType, Bytes: der}), marshalKey(tb, key)
-	}
-	servingCert, servingKey := sign(&x509.Certificate{
-		Subject:     pkix.Name{CommonName: "kube-apiserver"},
-		DNSNames:    []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	})
-	adminCert, adminKey := sign(&x509.Certificate{
-		Subject:     pkix.Name{CommonName: "sim-admin", Organization: []string{"system:masters"}},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	})
-	saKey := newKey(tb)
-	saPub, err := x509.MarshalPKIXPublicKey(saKey.Public())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	caPEM := pem.EncodeToMemory(&pem.Block{Type: cert.CertificateBlockType, Bytes: caCert.Raw})
-	files := map[string][]byte{
-		"ca.crt": caPEM, "ca.key": marshalKey(tb, caKey),
-		"apiserver.crt": servingCert, "apiserver.key": servingKey,
-		"admin.crt": adminCert, "admin.key": adminKey,
-		"sa.key": marshalKey(tb, saKey), "sa.pub": pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPub}),
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		tb.Fatal(err)
 	}
-	for name, data := range files {
+	for name, data := range secret.Data {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o400); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	return credentials{dir: dir, caPEM: caPEM, adminCert: adminCert, adminKey: adminKey}
-}
-
-func newKey(tb testing.TB) *ecdsa.PrivateKey {
-	tb.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
+	return credentials{
+		dir:       dir,
+		caPEM:     secret.Data[simconfig.FileCACert],
+		adminCert: secret.Data[simconfig.FileAdminCert],
+		adminKey:  secret.Data[simconfig.FileAdminKey],
 	}
-	return key
-}
-
-func marshalKey(tb testing.TB, key crypto.PrivateKey) []byte {
-	tb.Helper()
-	data, err := keyutil.MarshalPrivateKeyToPEM(key)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return data
 }
 
 // simulator is a running cmd/simulator.
