@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,7 +203,7 @@ func TestAccessRBAC(t *testing.T) {
 	if err := json.Unmarshal(body, &review); err != nil || code != http.StatusCreated {
 		t.Fatalf("SelfSubjectReview inside: %d %v\n%s", code, err, body)
 	}
-	if u := review.Status.UserInfo; u.Username != "edit-user" || !containsString(u.Groups, "team-a") {
+	if u := review.Status.UserInfo; u.Username != "edit-user" || !slices.Contains(u.Groups, "team-a") {
 		t.Errorf("inside the simulator the caller is %+v, want edit-user in team-a", u)
 	}
 

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -136,7 +137,7 @@ func TestSimulatorLifecycle(t *testing.T) {
 	if created.Spec.KubeAPIServerPort != 3131 || created.Spec.SimulatorServerPort != 1212 || created.Spec.Image == "" {
 		t.Errorf("defaults not applied: %+v", created.Spec)
 	}
-	if created.Generation != 1 || !containsString(created.Finalizers, sim.FinalizerCleanup) {
+	if created.Generation != 1 || !slices.Contains(created.Finalizers, sim.FinalizerCleanup) {
 		t.Errorf("generation %d finalizers %v", created.Generation, created.Finalizers)
 	}
 	if created.Status.Phase != v1alpha1.SimulatorPending || created.Status.KubeAPIServerURL != "https://sim-life."+ns+".svc:3131" {
@@ -255,15 +256,6 @@ func TestSimulatorLifecycle(t *testing.T) {
 		_, secErr := host.Client.CoreV1().Secrets(ns).Get(ctx, "sim-life-credentials", metav1.GetOptions{})
 		return apierrors.IsNotFound(svcErr) && apierrors.IsNotFound(secErr) && len(simulatorPods(ctx, t, ns, "life")) == 0, nil
 	})
-}
-
-func containsString(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestSimulatorConcurrency checks optimistic concurrency and server-side apply.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -347,7 +348,7 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) err
 
 // finalize removes everything the simulator had in the host, then lets it go.
 func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (requeue bool, err error) {
-	if !hasFinalizer(s) {
+	if !slices.Contains(s.Finalizers, sim.FinalizerCleanup) {
 		return false, nil
 	}
 	if _, err := c.removeHostObjects(ctx, s.Namespace, s.Name); err != nil {
@@ -364,12 +365,7 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (reque
 		}
 	}
 	updated := s.DeepCopy()
-	updated.Finalizers = nil
-	for _, f := range s.Finalizers {
-		if f != sim.FinalizerCleanup {
-			updated.Finalizers = append(updated.Finalizers, f)
-		}
-	}
+	updated.Finalizers = slices.DeleteFunc(updated.Finalizers, func(f string) bool { return f == sim.FinalizerCleanup })
 	_, err = c.sims.SimV1alpha1().Simulators(s.Namespace).Update(ctx, updated, metav1.UpdateOptions{FieldManager: "simulator-reconciler"})
 	if apierrors.IsNotFound(err) {
 		return false, nil
@@ -378,15 +374,6 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (reque
 		return true, nil
 	}
 	return false, err
-}
-
-func hasFinalizer(s *v1alpha1.Simulator) bool {
-	for _, f := range s.Finalizers {
-		if f == sim.FinalizerCleanup {
-			return true
-		}
-	}
-	return false
 }
 
 // removeHostObjects deletes the Pods, Service and Secret labelled with the

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authentication/user"
-	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -68,17 +67,10 @@ func (r *KubeconfigREST) Connect(ctx context.Context, name string, opts runtime.
 	if err != nil {
 		return nil, err
 	}
-	caller, ok := genericapirequest.UserFrom(ctx)
-	if !ok {
-		return nil, apierrors.NewUnauthorized("no user in the request")
-	}
-	// Any recent version will do: served from the records' cache, this
-	// saves a host round trip on every proxied request.
-	obj, err := r.store.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"})
+	s, caller, err := connectee(ctx, r.store, name)
 	if err != nil {
 		return nil, err
 	}
-	s := obj.(*sim.Simulator)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var cfg *clientcmdapi.Config
 		var err error

@@ -50,17 +50,10 @@ func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Objec
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid options object: %T", opts))
 	}
-	caller, ok := genericapirequest.UserFrom(ctx)
-	if !ok {
-		return nil, apierrors.NewUnauthorized("no user in the request")
-	}
-	// Any recent version will do: served from the records' cache, this
-	// saves a host round trip on every proxied request.
-	obj, err := r.store.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"})
+	s, caller, err := connectee(ctx, r.store, name)
 	if err != nil {
 		return nil, err
 	}
-	s := obj.(*sim.Simulator)
 	target, location, err := reachable(r.access, s)
 	if err != nil {
 		return nil, err
@@ -79,6 +72,22 @@ func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Objec
 		responder:  responder,
 		authorizer: r.authorizer,
 	}, nil
+}
+
+// connectee returns the simulator a connect request (proxy, kubeconfig) is
+// about, and who asks.
+func connectee(ctx context.Context, store *genericregistry.Store, name string) (*sim.Simulator, user.Info, error) {
+	caller, ok := genericapirequest.UserFrom(ctx)
+	if !ok {
+		return nil, nil, apierrors.NewUnauthorized("no user in the request")
+	}
+	// Any recent version will do: served from the records' cache, this
+	// saves a host round trip on every proxied request.
+	obj, err := store.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"})
+	if err != nil {
+		return nil, nil, err
+	}
+	return obj.(*sim.Simulator), caller, nil
 }
 
 // reachable resolves the inner apiserver of an Available simulator, or
