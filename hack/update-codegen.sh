@@ -5,7 +5,14 @@ set -o errexit -o nounset -o pipefail
 
 SCRIPT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "${SCRIPT_ROOT}"
+# `go list -m` does not download: on an empty module cache .Dir is empty.
+# `go mod download` fetches the pinned version first (a no-op when present).
+go mod download k8s.io/code-generator
 CODEGEN_PKG="$(go list -m -f '{{.Dir}}' k8s.io/code-generator)"
+if [[ ! -f "${CODEGEN_PKG}/kube_codegen.sh" ]]; then
+  echo "k8s.io/code-generator not found in the module cache (got '${CODEGEN_PKG}')" >&2
+  exit 1
+fi
 THIS_PKG="sigs.k8s.io/simulator-apiserver"
 BOILERPLATE="${SCRIPT_ROOT}/hack/boilerplate.go.txt"
 

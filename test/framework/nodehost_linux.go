@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"k8s.io/klog/v2"
 )
@@ -37,6 +38,10 @@ const (
 	hostStateDir   = "/run/simulator-apiserver"
 	hostLockFile   = hostStateDir + "/node.lock"
 	hostRecordFile = hostStateDir + "/node.json"
+
+	// NodeLockWaitEnv names the variable that makes a cluster with a node
+	// wait (a Go duration) for the one that holds the machine.
+	NodeLockWaitEnv = "SIM_NODE_LOCK_WAIT"
 )
 
 // restoredSysctls are the kernel settings a node changes: the CNI bridge
@@ -181,7 +186,18 @@ func RecoverNode(ctx context.Context) error {
 
 // lockHost takes the machine-wide lock of clusters with a node, held until
 // unlockHost (or the end of the process).
+// With NodeLockWaitEnv set to a duration it waits that long for the holder
+// to stop, so that several test runs on one machine queue instead of failing.
 func lockHost() (*os.File, error) {
+	var waitUntil time.Time
+	if value := os.Getenv(NodeLockWaitEnv); value != "" {
+		wait, err := time.ParseDuration(value)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%q: %w", NodeLockWaitEnv, value, err)
+		}
+		waitUntil = time.Now().Add(wait)
+	}
+	waited := false
 	for {
 		if err := os.MkdirAll(hostStateDir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", hostStateDir, err)
@@ -196,7 +212,15 @@ func lockHost() (*os.File, error) {
 			if previous, err := readHostRecord(); err == nil && previous != nil {
 				owner = fmt.Sprintf("process %d (state in %s)", previous.PID, previous.Dir)
 			}
-			return nil, fmt.Errorf("a cluster with a node is already running on this machine, started by %s: stop it first (lock %s): %w", owner, hostLockFile, err)
+			if time.Now().Before(waitUntil) {
+				if !waited {
+					klog.Background().Info("Waiting for the cluster with a node that holds this machine", "owner", owner, "lock", hostLockFile, "env", NodeLockWaitEnv)
+					waited = true
+				}
+				time.Sleep(2 * time.Second)
+				continue
+			}
+			return nil, fmt.Errorf("a cluster with a node is already running on this machine, started by %s: stop it first (lock %s; %s=<duration> waits for it): %w", owner, hostLockFile, NodeLockWaitEnv, err)
 		}
 		// The holder removes the file when it is done (unlockHost): the
 		// lock counts only if it is still the file at the path.
