@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2/ktesting"
 )
 
@@ -86,16 +87,22 @@ func (b *syncBuffer) String() string {
 
 func fastOptions(out *syncBuffer) Options {
 	return Options{
-		Backoff:     Backoff{Initial: 10 * time.Millisecond, Max: 40 * time.Millisecond, Factor: 2, StableAfter: time.Minute},
-		StopTimeout: 5 * time.Second,
+		Backoff: Backoff{Initial: 10 * time.Millisecond, Max: 40 * time.Millisecond, Factor: 2, StableAfter: time.Minute},
+		// A child that dies on SIGTERM does so before the SIGKILL, however
+		// loaded the machine.
+		StopTimeout: waitTimeout,
 		Stdout:      out,
 		Stderr:      out,
 	}
 }
 
+// waitTimeout bounds every wait for a state: generous, as a loaded machine
+// may take seconds to start a process; a test never waits for time itself.
+const waitTimeout = time.Minute
+
 // run starts p.Run in the background and returns a function that cancels
-// it and waits for Run to return, reporting how long that took.
-func run(t *testing.T, p *Process) func() time.Duration {
+// it and waits for Run to return.
+func run(t *testing.T, p *Process) func() {
 	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
@@ -104,28 +111,25 @@ func run(t *testing.T, p *Process) func() time.Duration {
 		defer close(done)
 		p.Run(ctx)
 	}()
-	stop := func() time.Duration {
-		start := time.Now()
+	stop := func() {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(waitTimeout):
 			t.Fatal("Run did not return after cancel")
 		}
-		return time.Since(start)
 	}
-	t.Cleanup(func() { stop() })
+	t.Cleanup(stop)
 	return stop
 }
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	err := wait.PollUntilContextTimeout(t.Context(), 5*time.Millisecond, waitTimeout, true, func(context.Context) (bool, error) {
+		return cond(), nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
 
@@ -180,17 +184,23 @@ func TestRestartsCrashedChildWithBackoff(t *testing.T) {
 	var out syncBuffer
 	p := New(Spec{Name: "crasher", Path: "/bin/sh", Args: []string{"-c", "echo hello from $$; exit 3"}}, fastOptions(&out))
 	stop := run(t, p)
-	waitUntil(t, "4 starts", func() bool { return p.Status().Starts >= 4 })
-	stop()
-	st := p.Status()
-	if st.PID != 0 {
-		t.Errorf("PID = %d after stop, want 0", st.PID)
-	}
+	// Between two children (no PID) after the fourth start, four children
+	// have exited on their own; a stop now would end none.
+	var st Status
+	waitUntil(t, "the fourth child to exit", func() bool {
+		st = p.Status()
+		return st.Starts >= 4 && st.PID == 0
+	})
 	if st.LastExit != "exit status 3" {
 		t.Errorf("LastExit = %q, want %q", st.LastExit, "exit status 3")
 	}
-	if n := strings.Count(out.String(), "[crasher] hello from "); n < 4 {
-		t.Errorf("want at least 4 prefixed lines, got %d in:\n%s", n, out.String())
+	// Wait returns once the child's output is copied: its line is written.
+	if n := strings.Count(out.String(), "[crasher] hello from "); n < st.Starts {
+		t.Errorf("want a prefixed line from each of the %d children, got %d in:\n%s", st.Starts, n, out.String())
+	}
+	stop()
+	if pid := p.Status().PID; pid != 0 {
+		t.Errorf("PID = %d after stop, want 0", pid)
 	}
 }
 
@@ -217,11 +227,12 @@ func TestBackoffGrowsBetweenCrashes(t *testing.T) {
 		}
 		starts = append(starts, time.Unix(0, ns))
 	}
-	// Delays are 50, 100, 200, 400ms: the gaps between starts grow.
-	for i := 2; i < len(starts); i++ {
-		prev, cur := starts[i-1].Sub(starts[i-2]), starts[i].Sub(starts[i-1])
-		if cur <= prev {
-			t.Errorf("gap %d (%v) is not longer than gap %d (%v)", i, cur, i-1, prev)
+	// Each start comes at least the backoff delay after the previous child
+	// stamped (and then exited); a loaded machine only adds to the gaps.
+	delays := []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}
+	for i, delay := range delays {
+		if gap := starts[i+1].Sub(starts[i]); gap < delay {
+			t.Errorf("start %d came %v after start %d, less than the backoff delay %v", i+2, gap, i+1, delay)
 		}
 	}
 }
@@ -233,14 +244,17 @@ func TestStopsChildOnCancel(t *testing.T) {
 	stop := run(t, p)
 	waitUntil(t, "start", func() bool { return p.Status().PID != 0 })
 	pid := p.Status().PID
-	if took := stop(); took > 4*time.Second {
-		t.Errorf("stopping took %v; sleep dies on SIGTERM", took)
-	}
+	stop()
+	// Run returns once the child is reaped.
 	if alive(t, pid) {
 		t.Errorf("child %d still alive after stop", pid)
 	}
-	if got := p.Status().Starts; got != 1 {
-		t.Errorf("Starts = %d, want 1 (no restart after a stop)", got)
+	st := p.Status()
+	if st.LastExit != "signal: terminated" {
+		t.Errorf("LastExit = %q, want %q: sleep dies on SIGTERM, before any SIGKILL", st.LastExit, "signal: terminated")
+	}
+	if st.Starts != 1 {
+		t.Errorf("Starts = %d, want 1 (no restart after a stop)", st.Starts)
 	}
 }
 
@@ -249,18 +263,26 @@ func TestKillsChildThatIgnoresSIGTERM(t *testing.T) {
 	var out syncBuffer
 	opts := fastOptions(&out)
 	opts.StopTimeout = 300 * time.Millisecond
-	// The shell ignores SIGTERM and keeps starting grandchildren.
-	script := `trap "" TERM; echo ready; while :; do sleep 0.05; done`
+	// The shell and its grandchild (which inherits the ignored signal)
+	// ignore SIGTERM: only a SIGKILL to the group ends them.
+	script := `trap "" TERM; sleep 600 & echo ready; wait`
 	p := New(Spec{Name: "stubborn", Path: "/bin/sh", Args: []string{"-c", script}}, opts)
 	stop := run(t, p)
 	waitUntil(t, "ready", func() bool { return strings.Contains(out.String(), "[stubborn] ready") })
 	pid := p.Status().PID
-	took := stop()
-	if took < opts.StopTimeout {
-		t.Errorf("stop took %v, less than the SIGTERM grace of %v: the child did not ignore SIGTERM?", took, opts.StopTimeout)
+	stop()
+	if got := p.Status().LastExit; got != "signal: killed" {
+		t.Errorf("LastExit = %q, want %q: the child ignores SIGTERM", got, "signal: killed")
 	}
-	if members := groupMembers(t, pid); len(members) != 0 {
-		t.Errorf("process group %d still has live members %v", pid, members)
+	// The grandchild dies once the kernel delivers its SIGKILL, which may
+	// be after the shell was reaped; left alone it would sleep for 10m.
+	var members []int
+	err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, waitTimeout, true, func(context.Context) (bool, error) {
+		members = groupMembers(t, pid)
+		return len(members) == 0, nil
+	})
+	if err != nil {
+		t.Errorf("process group %d still has live members %v: %v", pid, members, err)
 	}
 }
 
@@ -289,32 +311,62 @@ func TestBeforeStartGatesStart(t *testing.T) {
 	requireLinux(t)
 	var out syncBuffer
 	opts := fastOptions(&out)
-	gate := make(chan struct{})
+	called, gate := make(chan struct{}), make(chan struct{})
+	// The gate leaves a file just before it opens; a child started
+	// earlier does not find it.
+	opened := filepath.Join(t.TempDir(), "opened")
+	var once sync.Once
 	opts.BeforeStart = func(ctx context.Context) error {
+		once.Do(func() { close(called) })
 		select {
 		case <-gate:
-			return nil
+			return os.WriteFile(opened, nil, 0o644)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-	p := New(Spec{Name: "gated", Path: "/bin/sleep", Args: []string{"60"}}, opts)
+	script := `if [ -e "$1" ]; then echo after the gate; else echo before the gate; fi; exec sleep 60`
+	p := New(Spec{Name: "gated", Path: "/bin/sh", Args: []string{"-c", script, "sh", opened}}, opts)
 	run(t, p)
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-called:
+	case <-time.After(waitTimeout):
+		t.Fatal("BeforeStart was not called")
+	}
 	if st := p.Status(); st.Starts != 0 {
-		t.Fatalf("started before the gate opened: %+v", st)
+		t.Fatalf("started while BeforeStart had not returned: %+v", st)
 	}
 	close(gate)
-	waitUntil(t, "start", func() bool { return p.Status().PID != 0 })
+	waitUntil(t, "the child's line", func() bool { return strings.Contains(out.String(), "the gate") })
+	if !strings.Contains(out.String(), "[gated] after the gate") {
+		t.Errorf("the child did not start after the gate opened:\n%s", out.String())
+	}
 }
 
 func TestStartFailureIsRetried(t *testing.T) {
 	var out syncBuffer
 	dir := t.TempDir()
 	path := filepath.Join(dir, "appears-later")
-	p := New(Spec{Name: "late", Path: path}, fastOptions(&out))
+	opts := fastOptions(&out)
+	// BeforeStart counts the attempts: a second one follows a failed start.
+	var mu sync.Mutex
+	attempts := 0
+	opts.BeforeStart = func(context.Context) error {
+		mu.Lock()
+		defer mu.Unlock()
+		attempts++
+		return nil
+	}
+	p := New(Spec{Name: "late", Path: path}, opts)
 	run(t, p)
-	time.Sleep(50 * time.Millisecond)
+	waitUntil(t, "a second start attempt", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return attempts >= 2
+	})
+	if st := p.Status(); st.Starts != 0 {
+		t.Fatalf("Starts = %d before the executable exists, want 0", st.Starts)
+	}
 	if err := os.WriteFile(path, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
