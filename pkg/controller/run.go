@@ -8,18 +8,23 @@ import (
 	"os"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/controller/nodepool"
 	"sigs.k8s.io/simulator-apiserver/pkg/controller/simulator"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
 	siminformers "sigs.k8s.io/simulator-apiserver/pkg/generated/informers/externalversions"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
+	"sigs.k8s.io/simulator-apiserver/pkg/inner"
 )
 
 // LeaseName is the host Lease, in the server's namespace, that elects the
@@ -84,8 +89,18 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	defer broadcaster.Shutdown()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cfg.Host.CoreV1().Events("")})
+	recorder := broadcaster.NewRecorder(cfg.Scheme, corev1.EventSource{Component: "sim-apiserver"})
+	access := inner.New(cfg.HostCache, cfg.HostCache.Factory.Core().V1().Secrets().Lister())
+	poolCtrl, err := nodepool.New(sims, factory.Sim().V1alpha1().NodePools(), factory.Sim().V1alpha1().Simulators(), access, recorder)
+	if err != nil {
+		return err
+	}
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
+	go poolCtrl.Run(ctx, 4)
 	simCtrl.Run(ctx, 2)
 	return nil
 }

@@ -28,8 +28,8 @@ import (
 
 // runningSimulator creates a simulator whose Pod runs as host processes
 // (cmd/simulator with a real kube-apiserver, kube-scheduler and kwok) and
-// waits until it is Available.
-func runningSimulator(t testing.TB, ns, name string) {
+// waits until it is Available. Stopping it early is the caller's choice.
+func runningSimulator(t testing.TB, ns, name string) *framework.SimulatorProcess {
 	t.Helper()
 	c := hostCluster(t)
 	ports := make([]int32, 2)
@@ -51,6 +51,7 @@ func runningSimulator(t testing.TB, ns, name string) {
 	}
 	t.Cleanup(p.Stop)
 	waitForPhase(t, simClient(t), ns, name, v1alpha1.SimulatorAvailable)
+	return p
 }
 
 func proxyPath(ns, name, rest string) string {

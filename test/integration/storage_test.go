@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
@@ -238,13 +239,23 @@ func TestNodePoolSubresources(t *testing.T) {
 	if err != nil || *got.Spec.Replicas != 7 || got.Generation != 2 {
 		t.Errorf("after scale: %v replicas %d generation %d", err, *got.Spec.Replicas, got.Generation)
 	}
-	got.Status.Replicas, got.Status.ReadyReplicas = 7, 5
-	got.Spec.SimulatorName = "ignored-on-status"
-	updated, err := pools.UpdateStatus(ctx, got, metav1.UpdateOptions{})
+	// The reconciler writes status too (this pool waits for its simulator).
+	var updated *v1alpha1.NodePool
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		got, err := pools.Get(ctx, "workers", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		got.Status.Replicas, got.Status.ReadyReplicas = 7, 5
+		got.Spec.SimulatorName = "ignored-on-status"
+		updated, err = pools.UpdateStatus(ctx, got, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil || updated.Status.ReadyReplicas != 5 || updated.Spec.SimulatorName != "example" {
 		t.Errorf("status update: %v %+v", err, updated)
 	}
 	updated.Spec.SimulatorName = "other"
+	updated.ResourceVersion = "" // unconditional: validation is what this checks
 	if _, err := pools.Update(ctx, updated, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) {
 		t.Errorf("changing simulatorName: %v, want 422", err)
 	}

@@ -17,7 +17,8 @@ const (
 )
 
 // FinalizerCleanup holds a simulator until the reconciler has removed its
-// host objects (and its keys in an external etcd).
+// host objects (and its keys in an external etcd), and a nodepool until the
+// reconciler has removed its Nodes from the simulator.
 const FinalizerCleanup = "sim.x-k8s.io/cleanup"
 
 // Ports used inside a simulator Pod besides the two the spec names; the

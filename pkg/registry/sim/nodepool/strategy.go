@@ -4,6 +4,7 @@ package nodepool
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/fields"
@@ -43,6 +44,10 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	np := obj.(*sim.NodePool)
 	np.Status = sim.NodePoolStatus{}
 	np.Generation = 1
+	// Set at birth: the reconciler removes the pool's Nodes before letting it go.
+	if !slices.Contains(np.Finalizers, sim.FinalizerCleanup) {
+		np.Finalizers = append(np.Finalizers, sim.FinalizerCleanup)
+	}
 }
 
 func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {

@@ -1,0 +1,327 @@
+package nodepool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/nodepool"
+)
+
+// Progress is written to the pool's status this often while a batch runs,
+// so that `kubectl get np -w` shows it.
+const progressInterval = time.Second
+
+// op is one Node to look at: to create, to check against the template, or
+// to delete.
+type op struct {
+	index  int
+	node   *corev1.Node // nil: create
+	delete bool
+}
+
+// tally counts what a batch did.
+type tally struct {
+	// base is how many of the pool's Nodes existed when the batch started.
+	base                     int32
+	created, deleted, failed atomic.Int32
+	mu                       sync.Mutex
+	errs                     []error
+}
+
+// exist is how many of the pool's Nodes exist now, by the batch's own count.
+func (t *tally) exist() int32 { return max(t.base+t.created.Load()-t.deleted.Load(), 0) }
+
+func (t *tally) fail(err error) {
+	t.failed.Add(1)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.errs) < 3 {
+		t.errs = append(t.errs, err)
+	}
+}
+
+// converge makes the simulator hold exactly the pool's Nodes: the missing
+// ones are created, the extra ones (highest indices first) deleted, and
+// those that differ from the template patched.
+func (c *Controller) converge(ctx context.Context, np *v1alpha1.NodePool, cl *cluster, tmpl *compiled) (time.Duration, error) {
+	desired := int(*np.Spec.Replicas)
+	nodes := cl.PoolNodes(np.Name)
+	present := make([]*corev1.Node, desired)
+	var deletes, checks, creates []op
+	for _, n := range nodes {
+		i, ok := nodeIndex(np.Name, n.Name)
+		switch {
+		case !ok || i >= desired:
+			deletes = append(deletes, op{index: i, node: n, delete: true})
+		case n.DeletionTimestamp == nil:
+			present[i] = n
+			if rv, ok := tmpl.verified.Load(n.Name); !ok || rv != n.ResourceVersion {
+				checks = append(checks, op{index: i, node: n})
+			}
+		}
+	}
+	for i, n := range present {
+		if n == nil {
+			creates = append(creates, op{index: i})
+		}
+	}
+	slices.SortFunc(deletes, func(a, b op) int { return b.index - a.index })
+	ops := slices.Concat(deletes, creates, checks)
+	if len(ops) == 0 {
+		return 0, c.writeStatus(ctx, np, c.observe(np, cl, int32(len(nodes)), true))
+	}
+	logger := klog.FromContext(ctx)
+	if len(deletes)+len(creates) > 0 {
+		logger.V(2).Info("Converging", "nodes", len(nodes), "desired", desired, "create", len(creates), "delete", len(deletes), "check", len(checks))
+	}
+
+	t := tally{base: int32(len(nodes))}
+	stop := c.reportProgress(ctx, np, cl, &t, len(deletes)+len(creates))
+	workqueue.ParallelizeUntil(ctx, c.parallelism, len(ops), func(p int) {
+		if err := c.apply(ctx, np, cl, tmpl, ops[p], &t); err != nil {
+			t.fail(err)
+		}
+	})
+	stop()
+
+	if n := t.failed.Load(); n > 0 {
+		err := fmt.Errorf("%d of %d Node writes failed: %w", n, len(ops), errors.Join(t.errs...))
+		c.recorder.Eventf(np, corev1.EventTypeWarning, "NodeWritesFailed", "%v", err)
+		o := c.observe(np, cl, t.exist(), false)
+		o.reason, o.message = "NodeWritesFailed", err.Error()
+		return 0, errors.Join(err, c.writeStatus(ctx, np, o))
+	}
+	if ctx.Err() != nil {
+		return 0, ctx.Err()
+	}
+	// Counts from the cache plus what it may not have seen yet; Node events
+	// bring the pool back as Nodes turn Ready.
+	return 0, c.writeStatus(ctx, np, c.observe(np, cl, t.exist(), true))
+}
+
+// apply does one op. A create that finds the Node (the cache was behind, or
+// an earlier run made it before crashing) counts as done.
+func (c *Controller) apply(ctx context.Context, np *v1alpha1.NodePool, cl *cluster, tmpl *compiled, o op, t *tally) error {
+	nodes := cl.client.CoreV1().Nodes()
+	if o.delete {
+		uid := o.node.UID
+		err := nodes.Delete(ctx, o.node.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err == nil || apierrors.IsNotFound(err) {
+			t.deleted.Add(1)
+			return nil
+		}
+		if apierrors.IsConflict(err) {
+			return nil // a Node of that name made anew since: the next sync sees it
+		}
+		return fmt.Errorf("deleting Node %s: %w", o.node.Name, err)
+	}
+	want, err := tmpl.node.Render(o.index)
+	if err != nil {
+		return fmt.Errorf("rendering Node %d: %w", o.index, err)
+	}
+	if o.node == nil {
+		_, err := nodes.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager})
+		if err == nil || apierrors.IsAlreadyExists(err) {
+			t.created.Add(1)
+			return nil
+		}
+		return fmt.Errorf("creating Node %s: %w", want.Name, err)
+	}
+	ch := diff(o.node, want)
+	if ch.none() {
+		tmpl.verified.Store(o.node.Name, o.node.ResourceVersion)
+		return nil
+	}
+	klog.FromContext(ctx).V(4).Info("Node differs from the template", "node", o.node.Name, "recreate", ch.recreate, "patch", string(ch.meta), "status", string(ch.status))
+	if ch.recreate {
+		// podCIDR and providerID cannot change on a Node.
+		uid := o.node.UID
+		if err := nodes.Delete(ctx, o.node.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting Node %s to make it anew: %w", o.node.Name, err)
+		}
+		if _, err := nodes.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("making Node %s anew: %w", want.Name, err)
+		}
+		return nil
+	}
+	if ch.meta != nil {
+		if _, err := nodes.Patch(ctx, o.node.Name, types.MergePatchType, ch.meta, metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
+			return ignoreNotFound(fmt.Errorf("patching Node %s: %w", o.node.Name, err))
+		}
+	}
+	if ch.status != nil {
+		if _, err := nodes.Patch(ctx, o.node.Name, types.MergePatchType, ch.status, metav1.PatchOptions{FieldManager: FieldManager}, "status"); err != nil {
+			return ignoreNotFound(fmt.Errorf("patching the status of Node %s: %w", o.node.Name, err))
+		}
+	}
+	return nil
+}
+
+// ignoreNotFound: a Node deleted meanwhile is the next sync's to make.
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// reportProgress writes the pool's status every progressInterval while a
+// batch of writes runs; the returned func stops it.
+func (c *Controller) reportProgress(ctx context.Context, np *v1alpha1.NodePool, cl *cluster, t *tally, writes int) func() {
+	if writes < 100 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ticker := time.NewTicker(progressInterval)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C:
+				if err := c.writeStatus(ctx, np, c.observe(np, cl, t.exist(), false)); err != nil && ctx.Err() == nil {
+					klog.FromContext(ctx).V(2).Info("Writing progress", "err", err)
+				}
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// observed is what a status write reports.
+type observed struct {
+	replicas, ready int32
+	// reason is empty when the pool is done (Ready or converging on Node readiness).
+	reason, message string
+	// done: every write for this generation succeeded.
+	done bool
+}
+
+// observe reports exist Nodes (counted by the caller, as the cache may lag
+// behind a batch) and the Ready ones among those the pool wants.
+func (c *Controller) observe(np *v1alpha1.NodePool, cl *cluster, exist int32, done bool) observed {
+	desired := int(*np.Spec.Replicas)
+	var nReady int32
+	for _, n := range cl.PoolNodes(np.Name) {
+		if i, ok := nodeIndex(np.Name, n.Name); ok && i < desired && n.DeletionTimestamp == nil && ready(n) {
+			nReady++
+		}
+	}
+	return observed{replicas: exist, ready: min(nReady, exist), done: done}
+}
+
+// writeStatus patches the pool's status through nodepools/status when it changed.
+func (c *Controller) writeStatus(ctx context.Context, np *v1alpha1.NodePool, o observed) error {
+	desired := *np.Spec.Replicas
+	st := np.Status.DeepCopy()
+	st.Replicas, st.ReadyReplicas = o.replicas, o.ready
+	st.Selector = nodepool.Selector(np.Name)
+	if o.done {
+		st.ObservedGeneration = np.Generation
+	}
+	cond := metav1.Condition{Type: v1alpha1.NodePoolConditionReady, ObservedGeneration: np.Generation}
+	switch {
+	case o.reason != "":
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, o.reason, o.message
+	case o.done && o.replicas == desired && o.ready == desired:
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, "NodesReady", fmt.Sprintf("%d/%d Nodes Ready", o.ready, desired)
+	default:
+		cond.Status, cond.Reason = metav1.ConditionFalse, "Scaling"
+		cond.Message = fmt.Sprintf("%d/%d Nodes exist, %d Ready", o.replicas, desired, o.ready)
+	}
+	meta.SetStatusCondition(&st.Conditions, cond)
+	if equality.Semantic.DeepEqual(st, &np.Status) {
+		return nil
+	}
+	// Spelled out: the type's omitempty would drop the zeros (a pool scaled to 0).
+	patch, err := json.Marshal(map[string]interface{}{"status": map[string]interface{}{
+		"replicas": st.Replicas, "readyReplicas": st.ReadyReplicas, "observedGeneration": st.ObservedGeneration,
+		"selector": st.Selector, "conditions": st.Conditions,
+	}})
+	if err != nil {
+		return err
+	}
+	_, err = c.sims.SimV1alpha1().NodePools(np.Namespace).Patch(ctx, np.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager}, "status")
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// finalize removes the pool's Nodes from its simulator, then lets the pool go.
+func (c *Controller) finalize(ctx context.Context, np *v1alpha1.NodePool, s *v1alpha1.Simulator) (time.Duration, error) {
+	if !slices.Contains(np.Finalizers, sim.FinalizerCleanup) {
+		return 0, nil
+	}
+	if reason, msg := unavailable(np, s); reason != "" {
+		// Nodes go with their simulator; a pool that never had a Node has
+		// none to remove. Otherwise wait: simulator events bring it back.
+		if s != nil && s.DeletionTimestamp == nil && np.Status.Replicas > 0 {
+			return 0, c.writeStatus(ctx, np, observed{replicas: np.Status.Replicas, ready: np.Status.ReadyReplicas,
+				reason: "Deleting", message: fmt.Sprintf("%d Nodes to remove; %s", np.Status.Replicas, msg)})
+		}
+		return 0, c.removeFinalizer(ctx, np)
+	}
+	cl, err := c.clusters.get(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	if !cl.informer.HasSynced() {
+		return 100 * time.Millisecond, nil
+	}
+	var ops []op
+	for _, n := range cl.PoolNodes(np.Name) {
+		i, _ := nodeIndex(np.Name, n.Name)
+		ops = append(ops, op{index: i, node: n, delete: true})
+	}
+	var t tally
+	workqueue.ParallelizeUntil(ctx, c.parallelism, len(ops), func(p int) {
+		if err := c.apply(ctx, np, cl, nil, ops[p], &t); err != nil {
+			t.fail(err)
+		}
+	})
+	if n := t.failed.Load(); n > 0 {
+		err := fmt.Errorf("%d of %d Node deletions failed: %w", n, len(ops), errors.Join(t.errs...))
+		c.recorder.Eventf(np, corev1.EventTypeWarning, "NodeWritesFailed", "%v", err)
+		return 0, err
+	}
+	if len(ops) > 0 {
+		klog.FromContext(ctx).V(2).Info("Removed the pool's Nodes", "nodes", len(ops))
+	}
+	return 0, c.removeFinalizer(ctx, np)
+}
+
+func (c *Controller) removeFinalizer(ctx context.Context, np *v1alpha1.NodePool) error {
+	updated := np.DeepCopy()
+	updated.Finalizers = slices.DeleteFunc(updated.Finalizers, func(f string) bool { return f == sim.FinalizerCleanup })
+	_, err := c.sims.SimV1alpha1().NodePools(np.Namespace).Update(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		// Gone, or changed: its event brings it back if there is more to do.
+		err = nil
+	}
+	c.forgetTemplate(np.UID)
+	return err
+}

@@ -1,0 +1,74 @@
+package nodepool
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
+)
+
+func TestDiff(t *testing.T) {
+	desired := func() *corev1.Node {
+		return &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        "p-0",
+				Labels:      map[string]string{"a": "1", "type": "kwok"},
+				Annotations: map[string]string{nodetemplate.AnnotationTemplateLabels: "a"},
+			},
+			Spec: corev1.NodeSpec{PodCIDR: "10.0.0.0/24"},
+			Status: corev1.NodeStatus{
+				Capacity: corev1.ResourceList{"cpu": resource.MustParse("4")},
+			},
+		}
+	}
+	cases := []struct {
+		name         string
+		edit         func(current *corev1.Node)
+		meta, status string
+		recreate     bool
+	}{
+		{name: "same", edit: func(*corev1.Node) {}},
+		{name: "others' keys and kwok's status stay", edit: func(n *corev1.Node) {
+			n.Labels["extra"] = "x"
+			n.Annotations["node.alpha.kubernetes.io/ttl"] = "0"
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
+			n.Status.NodeInfo.KubeletVersion = "kwok"
+		}},
+		{name: "edited label is put back", edit: func(n *corev1.Node) { n.Labels["a"] = "2" }, meta: `{"metadata":{"labels":{"a":"1"}}}`},
+		{name: "label the template dropped is removed", edit: func(n *corev1.Node) {
+			n.Labels["gone"] = "x"
+			n.Annotations[nodetemplate.AnnotationTemplateLabels] = "a,gone"
+		}, meta: `{"metadata":{"annotations":{"sim.x-k8s.io/template-labels":"a"},"labels":{"gone":null}}}`},
+		{name: "taints and unschedulable", edit: func(n *corev1.Node) {
+			n.Spec.Taints = []corev1.Taint{{Key: "x", Effect: corev1.TaintEffectNoSchedule}}
+			n.Spec.Unschedulable = true
+		}, meta: `{"spec":{"taints":null,"unschedulable":false}}`},
+		{name: "capacity", edit: func(n *corev1.Node) {
+			n.Status.Capacity = corev1.ResourceList{"cpu": resource.MustParse("8"), "nvidia.com/gpu": resource.MustParse("1")}
+		}, status: `{"status":{"capacity":{"cpu":"4","nvidia.com/gpu":null}}}`},
+		{name: "podCIDR is immutable", edit: func(n *corev1.Node) { n.Spec.PodCIDR = "10.0.9.0/24" }, recreate: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			current := desired()
+			tc.edit(current)
+			got := diff(current, desired())
+			if string(got.meta) != tc.meta || string(got.status) != tc.status || got.recreate != tc.recreate {
+				t.Errorf("diff = meta %s status %s recreate %v; want meta %s status %s recreate %v",
+					got.meta, got.status, got.recreate, tc.meta, tc.status, tc.recreate)
+			}
+		})
+	}
+}
+
+func TestNodeIndex(t *testing.T) {
+	for name, want := range map[string]int{"p-0": 0, "p-12": 12, "p-012": -1, "p-x": -1, "q-1": -1, "p--1": -1, "p-1-2": -1} {
+		i, ok := nodeIndex("p", name)
+		if (want < 0) == ok || (ok && i != want) {
+			t.Errorf("nodeIndex(p, %q) = %d, %v; want %d", name, i, ok, want)
+		}
+	}
+}

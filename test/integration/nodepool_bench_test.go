@@ -1,0 +1,188 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
+)
+
+// benchNodes is how many Nodes BenchmarkNodesToReady makes (SIM_BENCH_NODES, default 5000).
+func benchNodes(b *testing.B) int {
+	n := 5000
+	if v := os.Getenv("SIM_BENCH_NODES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n <= 0 {
+			b.Fatalf("SIM_BENCH_NODES=%q: want a positive number", v)
+		}
+	}
+	return n
+}
+
+// BenchmarkNodesToReady measures, each against a fresh simulator, how long n
+// Nodes take to exist and be Ready (kwok makes them Ready) when made by a
+// NodePool, by a raw 32-worker protobuf create loop, and by
+// `kwokctl scale node`, and reports the three and their ratios (DESIGN §8).
+// Run it once: go test -p 1 -run '^$' -bench NodesToReady -benchtime 1x ./test/integration/
+func BenchmarkNodesToReady(b *testing.B) {
+	n := benchNodes(b)
+	ns := createNamespace(b, "bench-nodes")
+	var raw, pool, kwokctl time.Duration
+	for i := range b.N {
+		raw = timeToReady(b, ns, fmt.Sprintf("raw-%d", i), n, func(ctx context.Context, name string, cfg *rest.Config) error {
+			return rawCreate(ctx, cfg, n)
+		})
+		pool = timeToReady(b, ns, fmt.Sprintf("pool-%d", i), n, func(ctx context.Context, name string, _ *rest.Config) error {
+			np := &v1alpha1.NodePool{
+				ObjectMeta: metav1.ObjectMeta{Name: "bench"},
+				Spec:       v1alpha1.NodePoolSpec{SimulatorName: name, Replicas: ptr.To(int32(n))},
+			}
+			_, err := simClient(b).SimV1alpha1().NodePools(ns).Create(ctx, np, metav1.CreateOptions{})
+			return err
+		})
+		kwokctl = timeToReady(b, ns, fmt.Sprintf("kwokctl-%d", i), n, func(ctx context.Context, name string, cfg *rest.Config) error {
+			return kwokctlScale(ctx, b, ns, name, n)
+		})
+	}
+	rate := func(d time.Duration) float64 { return float64(n) / d.Seconds() }
+	b.ReportMetric(pool.Seconds(), "nodepool-s")
+	b.ReportMetric(raw.Seconds(), "raw-s")
+	b.ReportMetric(kwokctl.Seconds(), "kwokctl-s")
+	b.ReportMetric(rate(pool), "nodepool-nodes/s")
+	b.ReportMetric(rate(raw), "raw-nodes/s")
+	b.ReportMetric(rate(kwokctl), "kwokctl-nodes/s")
+	b.ReportMetric(rate(pool)/rate(raw), "nodepool/raw")
+	b.ReportMetric(kwokctl.Seconds()/pool.Seconds(), "kwokctl/nodepool")
+}
+
+// timeToReady starts a simulator, runs create, and returns the time from the
+// start of make until n Nodes are Ready inside; then stops the simulator, so
+// that the next measurement has the machine to itself.
+func timeToReady(b *testing.B, ns, name string, n int, create func(ctx context.Context, name string, cfg *rest.Config) error) time.Duration {
+	b.Helper()
+	ctx := b.Context()
+	p := runningSimulator(b, ns, name)
+	defer p.Stop()
+	cfg := restClient(b, fetchKubeconfig(b, ns, name, "?mode=direct"))
+	cfg.QPS, cfg.Burst = -1, 0
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	client := kubernetes.NewForConfigOrDie(cfg)
+
+	// A watch counts Nodes that turned Ready, the same way for every maker.
+	var readyCount atomic.Int64
+	done := make(chan struct{})
+	seen := map[string]bool{}
+	count := func(obj interface{}) {
+		node, ok := obj.(*corev1.Node)
+		if !ok || seen[node.Name] || !nodeReady(node) {
+			return
+		}
+		seen[node.Name] = true // handlers of one informer run one at a time
+		if readyCount.Add(1) == int64(n) {
+			close(done)
+		}
+	}
+	factory := informers.NewSharedInformerFactory(client, 0)
+	inf := factory.Core().V1().Nodes().Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    count,
+		UpdateFunc: func(_, obj interface{}) { count(obj) },
+	}); err != nil {
+		b.Fatal(err)
+	}
+	watchCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	factory.Start(watchCtx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		b.Fatal("the Node watch did not sync")
+	}
+
+	start := time.Now()
+	if err := create(ctx, name, cfg); err != nil {
+		b.Fatalf("%s: %v", name, err)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Minute):
+		b.Fatalf("%s: %d of %d Nodes Ready after 10 minutes", name, readyCount.Load(), n)
+	}
+	elapsed := time.Since(start)
+	b.Logf("%s: %d Nodes Ready in %v (%.0f/s)", name, n, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds())
+	return elapsed
+}
+
+// rawCreate is the physical limit: 32 workers creating kwok Nodes with
+// protobuf and no client-side rate limit, nothing else.
+func rawCreate(ctx context.Context, cfg *rest.Config, n int) error {
+	client := kubernetes.NewForConfigOrDie(cfg)
+	var failed atomic.Pointer[error]
+	workqueue.ParallelizeUntil(ctx, 32, n, func(i int) {
+		node := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        fmt.Sprintf("raw-%d", i),
+				Labels:      map[string]string{nodetemplate.LabelType: "kwok"},
+				Annotations: map[string]string{nodetemplate.AnnotationKwokNode: "fake"},
+			},
+			Status: corev1.NodeStatus{Capacity: v1alpha1.DefaultNodeCapacity(), Allocatable: v1alpha1.DefaultNodeCapacity()},
+		}
+		if _, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			failed.Store(&err)
+		}
+	})
+	if err := failed.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
+// kwokctlScale runs `kwokctl scale node --replicas n` against the simulator
+// as against a cluster kwokctl made: its workdir holds a binary-runtime
+// cluster whose kubeconfig is the simulator's ?mode=direct one.
+func kwokctlScale(ctx context.Context, b *testing.B, ns, name string, n int) error {
+	binDir, err := framework.BinDir()
+	if err != nil {
+		return err
+	}
+	workdir := b.TempDir()
+	clusterDir := filepath.Join(workdir, "clusters", name)
+	if err := os.MkdirAll(clusterDir, 0o700); err != nil {
+		return err
+	}
+	kubeconfig, err := os.ReadFile(fetchKubeconfig(b, ns, name, "?mode=direct"))
+	if err != nil {
+		return err
+	}
+	conf := "apiVersion: config.kwok.x-k8s.io/v1alpha1\nkind: KwokctlConfiguration\noptions:\n  runtime: binary\n"
+	if err := os.WriteFile(filepath.Join(clusterDir, "kwok.yaml"), []byte(conf), 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(clusterDir, "kubeconfig.yaml"), kubeconfig, 0o600); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "kwokctl"), "--name", name, "scale", "node", fmt.Sprintf("--replicas=%d", n))
+	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+workdir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("kwokctl scale node: %w\n%s", err, out)
+	}
+	return nil
+}
