@@ -45,6 +45,10 @@ var (
 	simulatorsGVR = schema.GroupVersionResource{Group: framework.SimAPIGroup, Version: framework.SimAPIVersion, Resource: "simulators"}
 )
 
+// requestTimeout is sim-apiserver's request timeout: short, so that a test
+// can show that proxied watches outlive it.
+const requestTimeout = 10 * time.Second
+
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -58,8 +62,7 @@ func run(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	start := time.Now()
 	c, err := framework.StartCluster(ctx, framework.Options{
-		// Short, so a test can show that proxied watches outlive it.
-		SimAPIServerArgs: []string{"--request-timeout=10s"},
+		SimAPIServerArgs: []string{"--request-timeout=" + requestTimeout.String()},
 	})
 	cancel()
 	switch {

@@ -324,10 +324,13 @@ func TestSimulatorWatchSelectors(t *testing.T) {
 	// tier=a enters the selection, tier=b leaves it. In between, the
 	// reconciler's status touches may show as MODIFIED.
 	var got []watch.EventType
-	timeout := time.After(20 * time.Second)
+	timeout := time.After(time.Minute)
 	for len(got) == 0 || got[len(got)-1] != watch.Deleted {
 		select {
-		case ev := <-w.ResultChan():
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatalf("the watch ended; events so far %v, want ADDED ... DELETED", got)
+			}
 			if ev.Type != watch.Bookmark {
 				got = append(got, ev.Type)
 			}

@@ -173,7 +173,7 @@ func startProc(tb testing.TB, name, logDir string, env []string, bin string, arg
 		close(p.done)
 	}()
 	tb.Cleanup(func() {
-		p.stop(tb, 20*time.Second)
+		p.stop(tb, time.Minute)
 		switch {
 		case os.Getenv("SIMULATOR_TEST_LOGS") == "true":
 			tb.Logf("log of %s:\n%s", name, p.tail(math.MaxInt))

@@ -444,7 +444,7 @@ profiles:
 		if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 10*time.Second, "readyz to fail", func() (bool, error) { return sim.readyzStatus() != http.StatusOK, nil })
+		waitFor(t, time.Minute, "readyz to fail", func() (bool, error) { return sim.readyzStatus() != http.StatusOK, nil })
 		start := time.Now()
 		waitFor(t, 90*time.Second, "readyz to pass again", func() (bool, error) { return sim.readyzStatus() == http.StatusOK, nil })
 		t.Logf("ready again %v after readyz failed", time.Since(start).Round(time.Millisecond))
@@ -466,8 +466,8 @@ profiles:
 		select {
 		case <-sim.done:
 			t.Logf("simulator stopped %v after SIGTERM", time.Since(start).Round(time.Millisecond))
-		case <-time.After(30 * time.Second):
-			t.Fatal("simulator did not exit within 30s of SIGTERM")
+		case <-time.After(2 * time.Minute): // a hang, however loaded the machine
+			t.Fatal("simulator did not exit within 2m of SIGTERM")
 		}
 		if sim.waitErr != nil {
 			var exitErr interface{ ExitCode() int }
