@@ -34,11 +34,15 @@ installed() {
 }
 
 missing=()
-for pkg in "${PACKAGES[@]}"; do
-  if ! installed "${pkg}"; then
-    missing+=("${pkg}")
-  fi
-done
+find_missing() {
+  missing=()
+  for pkg in "${PACKAGES[@]}"; do
+    if ! installed "${pkg}"; then
+      missing+=("${pkg}")
+    fi
+  done
+}
+find_missing
 if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
@@ -53,6 +57,18 @@ if ! command -v apt-get >/dev/null; then
   exit 1
 fi
 
+# One installation at a time on the machine (tests of several checkouts may
+# start together on a fresh machine): the second waits, then finds the
+# packages there. The lock is on dpkg's directory, which apt does not flock,
+# so that nothing is left behind. apt runs without the descriptor: nothing
+# it starts may hold the lock.
+exec 9</var/lib/dpkg
+flock 9
+find_missing
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+
 # Keep package scripts from starting the system's containerd.service.
 policy=/usr/sbin/policy-rc.d
 if [[ ! -e "${policy}" ]]; then
@@ -63,8 +79,8 @@ fi
 
 echo "installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+apt-get update -qq 9<&-
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 9<&-
 for pkg in "${missing[@]}"; do
   if ! installed "${pkg}"; then
     echo "error: ${pkg} is still not installed" >&2

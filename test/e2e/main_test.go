@@ -48,11 +48,19 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	// What a killed run left is not this run's doing.
-	if err := framework.RecoverNode(context.Background()); err != nil {
-		fmt.Fprintf(os.Stderr, "cleaning up after an earlier cluster with a node: %v\n", err)
+	// The machine is held from the first snapshot to the last: the node's
+	// packages are installed and what a killed run left is undone before,
+	// and no other cluster with a node changes it in between.
+	lock, err := framework.LockMachine(context.Background())
+	switch {
+	case framework.Skippable(err):
+		skipReason = err.Error()
+		return m.Run()
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "taking the machine for a cluster with a node: %v\n", err)
 		return 1
 	}
+	defer lock.Unlock()
 	before, err := framework.SnapshotMachine()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)
@@ -60,7 +68,7 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithTimeout(klog.NewContext(context.Background(), klog.Background()), startTimeout)
 	start := time.Now()
-	c, err := framework.StartCluster(ctx, framework.Options{WithNode: true})
+	c, err := framework.StartCluster(ctx, framework.Options{WithNode: true, MachineLock: lock})
 	cancel()
 	switch {
 	case framework.Skippable(err):

@@ -62,6 +62,10 @@ type Options struct {
 	// besides the sandbox and the simulator, e.g. "sim-apiserver" to deploy
 	// it from artifacts/deploy.
 	NodeImages []string
+	// MachineLock, with WithNode, is the machine lock the caller holds
+	// (LockMachine) and releases after Stop; nil makes the cluster take it
+	// for its lifetime.
+	MachineLock *MachineLock
 }
 
 // Cluster is a running host control plane, with sim-apiserver registered
@@ -146,7 +150,7 @@ func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) 
 	}
 	var node *nodeSetup
 	if opts.WithNode {
-		if node, err = prepareNode(ctx, c, binDir, simBinary, opts.NodeImages); err != nil {
+		if node, err = prepareNode(ctx, c, opts.MachineLock, binDir, simBinary, opts.NodeImages); err != nil {
 			return nil, err
 		}
 		c.bindIP = NodeIP

@@ -42,13 +42,16 @@ type MachineState struct {
 // nodeProcesses are the names of the processes only a node runs.
 var nodeProcesses = []string{"containerd", "containerd-shim", "kubelet", "pause"}
 
-// SnapshotMachine reads the machine's MachineState.
+// SnapshotMachine reads the machine's MachineState. Take it while holding
+// LockMachine, which installs the node's packages first: they give the
+// firewall commands (without them there would be no ruleset to read, and
+// the snapshot would differ from any later one).
 func SnapshotMachine() (*MachineState, error) {
 	s := &MachineState{sysctls: map[string]string{}}
 	s.links = dirEntries("/sys/class/net")
 	for _, command := range [][]string{{"iptables-save"}, {"ip6tables-save"}, {"nft", "list", "tables"}} {
 		if _, err := exec.LookPath(command[0]); err != nil {
-			continue
+			return nil, fmt.Errorf("reading the firewall needs %s, from the node's packages (InstallNodePackages): %w", command[0], err)
 		}
 		out, err := exec.Command(command[0], command[1:]...).Output()
 		if err != nil {
@@ -86,7 +89,7 @@ func SnapshotMachine() (*MachineState, error) {
 			s.cgroups = append(s.cgroups, dir)
 		}
 	}
-	for _, path := range []string{"/run/containerd", "/run/netns", hostStateDir, "/opt/containerd", "/var/lib/kubelet", "/var/log/pods", "/etc/cni/net.d"} {
+	for _, path := range []string{"/run/containerd", "/run/netns", hostStateDir, "/opt/containerd", "/var/lib/kubelet", "/var/lib/kubelet/device-plugins", "/var/log/pods", "/etc/cni/net.d"} {
 		if exists(path) {
 			s.paths = append(s.paths, path)
 		}

@@ -63,26 +63,46 @@ type nodeSetup struct {
 	runtimeErr  error
 }
 
+// nodeTools are the commands of the node's packages the framework runs,
+// SnapshotMachine included.
+var nodeTools = []string{"containerd", "ctr", "runc", "ip", "iptables", "iptables-save", "ip6tables-save", "nft"}
+
+// InstallNodePackages installs the Debian packages a node needs
+// (hack/node/install-deps.sh; nothing to do once they are there) and checks
+// their commands. StartCluster does it for a node; a test that compares the
+// machine before and after a node does it before its first SnapshotMachine,
+// as installing them changes the machine (an iptables ruleset appears).
+func InstallNodePackages(ctx context.Context) error {
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("%w (running as uid %d)", ErrNeedsRoot, os.Geteuid())
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return err
+	}
+	if _, err := runCommand(ctx, filepath.Join(root, "hack", "node", "install-deps.sh")); err != nil {
+		return fmt.Errorf("installing the node's packages: %w", err)
+	}
+	for _, tool := range nodeTools {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("the node needs %s: %w", tool, err)
+		}
+	}
+	return nil
+}
+
 // prepareNode does what the node needs before the control plane starts:
 // packages, the machine-wide lock and the record of the machine's state,
 // then the bridge with the node address (kube-apiserver binds to it). Then
 // it builds and imports the images into a new containerd in the background.
 // Stop undoes it all.
-func prepareNode(ctx context.Context, c *Cluster, binDir, simAPIServer string, extraImages []string) (*nodeSetup, error) {
-	if os.Geteuid() != 0 {
-		return nil, fmt.Errorf("%w (running as uid %d)", ErrNeedsRoot, os.Geteuid())
+func prepareNode(ctx context.Context, c *Cluster, machineLock *MachineLock, binDir, simAPIServer string, extraImages []string) (*nodeSetup, error) {
+	if err := InstallNodePackages(ctx); err != nil {
+		return nil, err
 	}
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
-	}
-	if _, err := runCommand(ctx, filepath.Join(root, "hack", "node", "install-deps.sh")); err != nil {
-		return nil, fmt.Errorf("installing the node's packages: %w", err)
-	}
-	for _, tool := range []string{"containerd", "ctr", "runc", "ip", "iptables"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return nil, fmt.Errorf("the node needs %s: %w", tool, err)
-		}
 	}
 	n := &nodeSetup{dir: filepath.Join(c.Dir, "node"), runtimeDone: make(chan struct{})}
 	if err := os.MkdirAll(n.dir, 0o755); err != nil {
@@ -92,7 +112,7 @@ func prepareNode(ctx context.Context, c *Cluster, binDir, simAPIServer string, e
 	if c.removeDir {
 		removeDir = c.Dir
 	}
-	if n.host, err = acquireNodeHost(ctx, n.dir, removeDir, containerdSocket(n.dir)); err != nil {
+	if n.host, err = acquireNodeHost(ctx, machineLock, n.dir, removeDir, containerdSocket(n.dir)); err != nil {
 		return nil, err
 	}
 	c.onStop(n.host.tearDown)

@@ -30,9 +30,18 @@ type hostRecord struct{}
 
 type nodeHost struct{ record hostRecord }
 
-func acquireNodeHost(context.Context, string, string, string) (*nodeHost, error) {
+func acquireNodeHost(context.Context, *MachineLock, string, string, string) (*nodeHost, error) {
 	return nil, errNodeNeedsLinux
 }
+
+// MachineLock needs Linux.
+type MachineLock struct{}
+
+// LockMachine needs Linux.
+func LockMachine(context.Context) (*MachineLock, error) { return nil, errNodeNeedsLinux }
+
+// Unlock needs Linux.
+func (l *MachineLock) Unlock() {}
 
 func setUpNodeNetwork(context.Context, *hostRecord) error { return errNodeNeedsLinux }
 

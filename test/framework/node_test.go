@@ -36,6 +36,9 @@ import (
 // start a cluster with a node, run a pod and wait to be killed.
 const crashHelperEnv = "SIM_TEST_NODE_CRASH_HELPER"
 
+// crashHelperLockFD is where the helper finds the test's machine lock.
+const crashHelperLockFD = 3
+
 // TestNodeCrashRecovery kills (SIGKILL) a process whose cluster with a node
 // runs a pod, which leaves the pod's shim and processes, mounts, the bridge,
 // iptables chains and sysctls behind; RecoverNode must undo all of it.
@@ -51,6 +54,14 @@ func TestNodeCrashRecovery(t *testing.T) {
 		t.Skipf("%v", ErrNeedsRoot)
 	}
 	ctx := t.Context()
+	// The machine is held from the first snapshot to the last, across the
+	// helper (which shares the lock) and the recovery: another cluster with
+	// a node must not change it in between.
+	lock, err := LockMachine(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
 	before, err := SnapshotMachine()
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +69,8 @@ func TestNodeCrashRecovery(t *testing.T) {
 
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestNodeCrashRecovery$", "-test.v")
 	cmd.Env = append(os.Environ(), crashHelperEnv+"=1")
+	cmd.ExtraFiles = []*os.File{lock.file} // crashHelperLockFD
+
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -106,12 +119,13 @@ func TestNodeCrashRecovery(t *testing.T) {
 	}
 	t.Logf("left behind by the killed cluster:\n%s", left)
 
-	if err := RecoverNode(ctx); err != nil {
-		t.Fatalf("RecoverNode: %v", err)
+	// What RecoverNode does once it has the lock, which the test holds.
+	if err := recoverHost(ctx); err != nil {
+		t.Fatalf("recovering: %v", err)
 	}
 	// Processes killed by the recovery are gone once reaped.
 	var diff string
-	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
 		after, err := SnapshotMachine()
 		if err != nil {
 			return false, err
@@ -131,7 +145,8 @@ func TestNodeCrashRecovery(t *testing.T) {
 // "POD RUNNING <dir>" and waits to be killed.
 func runCrashHelper(t *testing.T) {
 	ctx := t.Context()
-	c, err := StartCluster(ctx, Options{WithNode: true, WithoutSimAPIServer: true})
+	lock := &MachineLock{file: os.NewFile(crashHelperLockFD, "machine lock")}
+	c, err := StartCluster(ctx, Options{WithNode: true, WithoutSimAPIServer: true, MachineLock: lock})
 	if err != nil {
 		t.Fatalf("starting a cluster with a node: %v", err)
 	}

@@ -66,6 +66,12 @@ const (
 	shimSocketDir    = runContainerdDir + "/s"
 )
 
+// kubeletFixedDirs are the directories the kubelet uses whatever its root
+// directory, parents last: its device plugin socket and checkpoint go in a
+// path compiled into it. Teardown removes those that did not exist before
+// the start: the first with what the kubelet put in it, the others if empty.
+var kubeletFixedDirs = []string{"/var/lib/kubelet/device-plugins", "/var/lib/kubelet"}
+
 // hostRecord is what a node changes on the machine outside its directory and
 // what was there before, written before any change is made so that a later
 // run can undo the changes of one that crashed.
@@ -92,6 +98,8 @@ type hostRecord struct {
 	// are the entries of /run/containerd/s then.
 	RunContainerdExisted bool     `json:"runContainerdExisted"`
 	ShimSockets          []string `json:"shimSockets"`
+	// KubeletDirsAbsent are the kubeletFixedDirs that did not exist.
+	KubeletDirsAbsent []string `json:"kubeletDirsAbsent"`
 	// CgroupParents are the k8s.io cgroup directories (containerd's default
 	// parent) that existed before the start.
 	CgroupParents []string `json:"cgroupParents"`
@@ -99,28 +107,75 @@ type hostRecord struct {
 
 // nodeHost holds the machine for one node: the lock and the record.
 type nodeHost struct {
-	lock   *os.File
-	record hostRecord
+	lock *os.File
+	// borrowed: the lock is the caller's (Options.MachineLock), who
+	// releases it.
+	borrowed bool
+	record   hostRecord
 }
 
-// acquireNodeHost takes the machine-wide lock for a node, undoes what a
-// previous run that did not stop left behind, and records the state of the
-// machine before this node changes it.
-func acquireNodeHost(ctx context.Context, dir, removeDir, containerdSocket string) (_ *nodeHost, retErr error) {
+// MachineLock is the machine-wide lock of clusters with a node, held by a
+// test (LockMachine).
+type MachineLock struct {
+	file *os.File
+}
+
+// LockMachine installs the node's packages, takes the machine-wide lock of
+// clusters with a node (waiting as NodeLockWaitEnv says) and undoes what
+// one that did not stop left. A test that compares the machine before and
+// after a cluster with a node takes both snapshots while it holds the lock
+// and passes it in Options.MachineLock: the packages' installation comes
+// before, and no other cluster with a node (another test run) changes the
+// machine in between. Unlock releases it.
+func LockMachine(ctx context.Context) (*MachineLock, error) {
+	if err := InstallNodePackages(ctx); err != nil {
+		return nil, err
+	}
 	lock, err := lockHost()
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if retErr == nil {
-			return
+	if err := recoverHost(ctx); err != nil {
+		releaseHost(lock)
+		return nil, err
+	}
+	return &MachineLock{file: lock}, nil
+}
+
+// Unlock releases the machine.
+func (l *MachineLock) Unlock() {
+	releaseHost(l.file)
+}
+
+// releaseHost releases the lock, and removes it unless a record is left
+// for the next run to retry its cleanup with.
+func releaseHost(lock *os.File) {
+	if _, err := os.Stat(hostRecordFile); err == nil {
+		_ = lock.Close()
+	} else {
+		unlockHost(lock)
+	}
+}
+
+// acquireNodeHost takes the machine-wide lock for a node unless held is
+// the caller's, undoes what a previous run that did not stop left behind,
+// and records the state of the machine before this node changes it.
+func acquireNodeHost(ctx context.Context, held *MachineLock, dir, removeDir, containerdSocket string) (_ *nodeHost, retErr error) {
+	h := &nodeHost{}
+	if held != nil {
+		h.lock, h.borrowed = held.file, true
+	} else {
+		lock, err := lockHost()
+		if err != nil {
+			return nil, err
 		}
-		if _, err := os.Stat(hostRecordFile); err == nil {
-			_ = lock.Close() // a record to retry with
-		} else {
-			unlockHost(lock)
-		}
-	}()
+		h.lock = lock
+		defer func() {
+			if retErr != nil {
+				releaseHost(lock)
+			}
+		}()
+	}
 	if err := recoverHost(ctx); err != nil {
 		return nil, err
 	}
@@ -143,6 +198,7 @@ func acquireNodeHost(ctx context.Context, dir, removeDir, containerdSocket strin
 		}
 		record.Sysctls[key] = strings.TrimSpace(string(value))
 	}
+	var err error
 	if record.IPTablesTables, err = iptablesTablesPresent(ctx); err != nil {
 		return nil, err
 	}
@@ -153,6 +209,11 @@ func acquireNodeHost(ctx context.Context, dir, removeDir, containerdSocket strin
 		record.RunContainerdExisted = true
 	}
 	record.ShimSockets = dirEntries(shimSocketDir)
+	for _, dir := range kubeletFixedDirs {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			record.KubeletDirsAbsent = append(record.KubeletDirsAbsent, dir)
+		}
+	}
 	for _, hierarchy := range cgroupHierarchies() {
 		parent := filepath.Join(hierarchy, containerdCgroupParent)
 		if _, err := os.Stat(parent); err == nil {
@@ -162,7 +223,8 @@ func acquireNodeHost(ctx context.Context, dir, removeDir, containerdSocket strin
 	if err := writeHostRecord(&record); err != nil {
 		return nil, err
 	}
-	return &nodeHost{lock: lock, record: record}, nil
+	h.record = record
+	return h, nil
 }
 
 // RecoverNode undoes what a cluster with a node that did not stop (killed,
@@ -262,19 +324,19 @@ func recoverHost(ctx context.Context) error {
 	return nil
 }
 
-// tearDown undoes what the node changed on the machine and releases it.
+// tearDown undoes what the node changed on the machine and releases it,
+// unless the lock is the caller's.
 func (h *nodeHost) tearDown(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	if err := cleanUpHost(ctx, &h.record); err != nil {
 		// Keep the record: the next run tries again.
 		logger.Error(err, "Cleaning up the node's changes to the machine; the next cluster with a node retries", "record", hostRecordFile)
-		_ = h.lock.Close()
-		return
-	}
-	if err := os.Remove(hostRecordFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+	} else if err := os.Remove(hostRecordFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		logger.Error(err, "Removing the node's record", "record", hostRecordFile)
 	}
-	unlockHost(h.lock)
+	if !h.borrowed {
+		releaseHost(h.lock)
+	}
 }
 
 // cleanUpHost undoes what the node of record changed: its leftover
@@ -316,6 +378,17 @@ func cleanUpHost(ctx context.Context, record *hostRecord) error {
 		// Only if empty: something else may have started using it.
 		_ = os.Remove(shimSocketDir)
 		_ = os.Remove(runContainerdDir)
+	}
+	for i, dir := range kubeletFixedDirs {
+		switch {
+		case !slices.Contains(record.KubeletDirsAbsent, dir):
+		case i == 0:
+			if err := os.RemoveAll(dir); err != nil {
+				errs = append(errs, fmt.Errorf("removing %s, created by the kubelet: %w", dir, err))
+			}
+		default:
+			_ = os.Remove(dir) // only if empty, as for /run/containerd
+		}
 	}
 	return errors.Join(errs...)
 }

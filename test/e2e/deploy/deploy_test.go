@@ -53,11 +53,19 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	// What a killed run left is not this run's doing.
-	if err := framework.RecoverNode(context.Background()); err != nil {
-		fmt.Fprintf(os.Stderr, "cleaning up after an earlier cluster with a node: %v\n", err)
+	// The machine is held from the first snapshot to the last: the node's
+	// packages are installed and what a killed run left is undone before,
+	// and no other cluster with a node changes it in between.
+	lock, err := framework.LockMachine(context.Background())
+	switch {
+	case framework.Skippable(err):
+		skipReason = err.Error()
+		return m.Run()
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "taking the machine for a cluster with a node: %v\n", err)
 		return 1
 	}
+	defer lock.Unlock()
 	before, err := framework.SnapshotMachine()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)
@@ -69,6 +77,7 @@ func run(m *testing.M) int {
 		WithNode:            true,
 		WithoutSimAPIServer: true,
 		NodeImages:          []string{"sim-apiserver"},
+		MachineLock:         lock,
 	})
 	cancel()
 	switch {
