@@ -88,8 +88,13 @@ require_tools() {
   done
 }
 
-# Buildah keeps its storage under OUT_DIR for the length of this run only.
+# Buildah keeps its storage under OUT_DIR for the length of this run only,
+# and its network configuration too, which it creates (/etc/cni/net.d by
+# default) though the builds run nothing: nothing of it is left on the machine.
 STORAGE="${OUT_DIR}/.buildah"
+mkdir -p "${STORAGE}"
+export CONTAINERS_CONF="${STORAGE}/containers.conf"
+printf '[network]\nnetwork_config_dir = "%s"\n' "${STORAGE}/net.d" >"${CONTAINERS_CONF}"
 buildah_() {
   buildah --storage-driver vfs --root "${STORAGE}/root" --runroot "${STORAGE}/run" "$@"
 }
