@@ -39,6 +39,10 @@ const crashHelperEnv = "SIM_TEST_NODE_CRASH_HELPER"
 // crashHelperLockFD is where the helper finds the test's machine lock.
 const crashHelperLockFD = 3
 
+// helperTimeout bounds the helper's start, a hang guard: the first run on a
+// machine builds the images, which takes minutes more on a busy machine.
+const helperTimeout = 20 * time.Minute
+
 // TestNodeCrashRecovery kills (SIGKILL) a process whose cluster with a node
 // runs a pod, which leaves the pod's shim and processes, mounts, the bridge,
 // iptables chains and sysctls behind; RecoverNode must undo all of it.
@@ -99,10 +103,10 @@ func TestNodeCrashRecovery(t *testing.T) {
 			t.Fatal("the helper exited before its pod ran")
 		}
 		dir = d
-	case <-time.After(5 * time.Minute):
+	case <-time.After(helperTimeout):
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		t.Fatal("the helper's pod did not run within 5m")
+		t.Fatalf("the helper's pod did not run within %v", helperTimeout)
 	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
