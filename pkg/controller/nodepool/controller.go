@@ -42,6 +42,9 @@ const FieldManager = "nodepool-reconciler"
 // enough to keep the inner apiserver busy, few enough not to swamp it.
 const DefaultParallelism = 32
 
+// nodeEventDelay gathers the Node events of a pool into one sync.
+const nodeEventDelay = 200 * time.Millisecond
+
 // bySimulator indexes pools by namespace/spec.simulatorName.
 const bySimulator = "simulator"
 
@@ -89,7 +92,10 @@ func New(sims simclientset.Interface, poolInformer siminformers.NodePoolInformer
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "nodepool"}),
 	}
-	c.clusters = newClusters(access, func(namespace, pool string) { c.queue.Add(namespace + "/" + pool) })
+	// Node events come by the thousand while a pool grows (kwok makes each
+	// Node Ready): gathering them keeps the reconciler from re-reading the
+	// whole pool for each one, and costs a put-back that much latency.
+	c.clusters = newClusters(access, func(namespace, pool string) { c.queue.AddAfter(namespace+"/"+pool, nodeEventDelay) })
 	if err := poolInformer.Informer().AddIndexers(cache.Indexers{bySimulator: func(obj interface{}) ([]string, error) {
 		if np, ok := obj.(*v1alpha1.NodePool); ok {
 			return []string{np.Namespace + "/" + np.Spec.SimulatorName}, nil
