@@ -13,12 +13,16 @@ RUN CGO_ENABLED=0 go build -trimpath \
     -o /out/ ./cmd/sim-apiserver ./cmd/simulator
 
 # The pinned Kubernetes binaries of hack/tools (etcd, kube-apiserver,
-# kube-scheduler, kwok, ...), versions stamped.
+# kube-scheduler, kwok, ...) and sim-scheduler (cmd/sim-scheduler, its own
+# module), versions stamped.
 FROM golang:1.26 AS tools
 WORKDIR /src
 COPY hack/tools/go.mod hack/tools/go.sum hack/tools/
 RUN cd hack/tools && go mod download
+COPY cmd/sim-scheduler/go.mod cmd/sim-scheduler/go.sum cmd/sim-scheduler/
+RUN cd cmd/sim-scheduler && go mod download
 COPY hack/tools/ hack/tools/
+COPY cmd/sim-scheduler/ cmd/sim-scheduler/
 COPY hack/build-tools.sh hack/
 RUN BIN_DIR=/out hack/build-tools.sh
 
@@ -32,5 +36,5 @@ ENTRYPOINT ["/sim-apiserver"]
 # the credentials are mounted 0400 and etcd writes its data dir.
 FROM gcr.io/distroless/static AS simulator
 COPY --from=build /out/simulator /usr/local/bin/simulator
-COPY --from=tools /out/kube-apiserver /out/kube-scheduler /out/kube-controller-manager /out/kwok /out/etcd /usr/local/bin/
+COPY --from=tools /out/kube-apiserver /out/sim-scheduler /out/kube-controller-manager /out/kwok /out/etcd /usr/local/bin/
 ENTRYPOINT ["/usr/local/bin/simulator"]

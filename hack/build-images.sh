@@ -18,7 +18,8 @@
 # tarballs in OUT_DIR that `ctr images import` and `docker load` read:
 #
 #   simulator.tar      sim.x-k8s.io/simulator:VERSION: simulator (entrypoint),
-#                      kube-apiserver, kube-scheduler, kwok and etcd in
+#                      kube-apiserver, sim-scheduler (kube-scheduler that
+#                      records its plugins' results), kwok and etcd in
 #                      /usr/local/bin (on PATH); empty /tmp and /var/lib/etcd.
 #                      A simulator Pod's etcd container runs it with command etcd.
 #   sim-apiserver.tar  sim.x-k8s.io/sim-apiserver:VERSION, runs as 65532.
@@ -162,12 +163,12 @@ for image in ${IMAGES}; do
     build pause "${IMAGE_REPO}/pause:${PAUSE_TAG}" 65535 /pause "" "/:${OUT_DIR}/bin/pause"
     ;;
   simulator)
-    require_tools kube-apiserver kube-scheduler kube-controller-manager kwok etcd
+    require_tools kube-apiserver sim-scheduler kube-controller-manager kwok etcd
     go_build ./cmd/simulator simulator "${VERSION_LDFLAGS}"
     build simulator "${IMAGE_REPO}/simulator:${VERSION}" 0 /usr/local/bin/simulator "/tmp /var/lib/etcd" \
       "/usr/local/bin:${OUT_DIR}/bin/simulator" \
       "/usr/local/bin:${BIN_DIR}/kube-apiserver" \
-      "/usr/local/bin:${BIN_DIR}/kube-scheduler" \
+      "/usr/local/bin:${BIN_DIR}/sim-scheduler" \
       "/usr/local/bin:${BIN_DIR}/kube-controller-manager" \
       "/usr/local/bin:${BIN_DIR}/kwok" \
       "/usr/local/bin:${BIN_DIR}/etcd"

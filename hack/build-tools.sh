@@ -16,10 +16,14 @@
 # Builds the pinned binaries of hack/tools (etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kwok, kwokctl) into
 # BIN_DIR (default _output/bin). The versions come from hack/tools/go.mod.
+# Then builds sim-scheduler, the simulator's scheduler, from its own module
+# cmd/sim-scheduler, which must pin the same k8s.io/kubernetes.
 #
-# Nothing is rebuilt when every binary exists and hack/tools/go.mod, go.sum,
-# this script and the Go toolchain are unchanged since the last build (their
-# sha256 is kept in BIN_DIR/.tools-stamp). FORCE=true rebuilds anyway.
+# Nothing of hack/tools is rebuilt when every binary exists and
+# hack/tools/go.mod, go.sum, this script and the Go toolchain are unchanged
+# since the last build (their sha256 is kept in BIN_DIR/.tools-stamp).
+# FORCE=true rebuilds anyway. sim-scheduler is always built: go build leaves
+# an up-to-date binary alone.
 #
 # Environment:
 #   BIN_DIR      output directory (relative paths are relative to the repo root)
@@ -34,6 +38,7 @@ set -o pipefail
 SCRIPT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
 REPO_ROOT="$(cd "$(dirname "${SCRIPT}")/.." && pwd)"
 TOOLS_DIR="${REPO_ROOT}/hack/tools"
+SIM_SCHEDULER_DIR="${REPO_ROOT}/cmd/sim-scheduler"
 BIN_DIR="${BIN_DIR:-_output/bin}"
 if [[ "${BIN_DIR}" != /* ]]; then
   BIN_DIR="${REPO_ROOT}/${BIN_DIR}"
@@ -80,11 +85,6 @@ else
     fi
   done
 fi
-if [[ "${up_to_date}" == "true" ]]; then
-  echo "tools in ${BIN_DIR} are up to date (${STAMP_FILE})"
-  exit 0
-fi
-
 module_version() {
   go list -m -f '{{.Version}}' "$1"
 }
@@ -122,13 +122,29 @@ if [[ -z "${BUILD_JOBS:-}" && "${jobs}" -gt 2 ]]; then
 fi
 
 mkdir -p "${BIN_DIR}"
-rm -f "${STAMP_FILE}"
-echo "building kube ${kube_version}, etcd ${etcd_version}, kwok ${kwok_version} into ${BIN_DIR} (-p ${jobs})"
+if [[ "${up_to_date}" == "true" ]]; then
+  echo "tools in ${BIN_DIR} are up to date (${STAMP_FILE})"
+else
+  rm -f "${STAMP_FILE}"
+  echo "building kube ${kube_version}, etcd ${etcd_version}, kwok ${kwok_version} into ${BIN_DIR} (-p ${jobs})"
+  start="$(date +%s)"
+  for bin in $(printf '%s\n' "${!PACKAGES[@]}" | sort); do
+    pkg="${PACKAGES[${bin}]}"
+    echo "  ${bin} (${pkg})"
+    go build -p "${jobs}" -trimpath -ldflags "${ldflags[*]}" -o "${BIN_DIR}/${bin}" "${pkg}"
+  done
+  echo "${want_stamp}" >"${STAMP_FILE}"
+  echo "built $(printf '%s ' "${!PACKAGES[@]}")in $(($(date +%s) - start))s"
+fi
+
+# sim-scheduler links kube's scheduler: it must be the version the other
+# binaries are, or the simulator would mix two schedulers' behaviour.
+cd "${SIM_SCHEDULER_DIR}"
+sim_kube_version="$(module_version k8s.io/kubernetes)"
+if [[ "${sim_kube_version}" != "${kube_version}" ]]; then
+  echo "error: cmd/sim-scheduler pins k8s.io/kubernetes ${sim_kube_version}, hack/tools ${kube_version}" >&2
+  exit 1
+fi
 start="$(date +%s)"
-for bin in $(printf '%s\n' "${!PACKAGES[@]}" | sort); do
-  pkg="${PACKAGES[${bin}]}"
-  echo "  ${bin} (${pkg})"
-  go build -p "${jobs}" -trimpath -ldflags "${ldflags[*]}" -o "${BIN_DIR}/${bin}" "${pkg}"
-done
-echo "${want_stamp}" >"${STAMP_FILE}"
-echo "built $(printf '%s ' "${!PACKAGES[@]}")in $(($(date +%s) - start))s"
+go build -p "${jobs}" -trimpath -ldflags "${ldflags[*]}" -o "${BIN_DIR}/sim-scheduler" .
+echo "sim-scheduler in ${BIN_DIR} ($(($(date +%s) - start))s)"

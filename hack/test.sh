@@ -35,6 +35,9 @@ run() {
 
 echo "=== unit tests"
 run go test -count=1 "$@" ./pkg/... ./cmd/...
+# sim-scheduler is a module of its own (it links k8s.io/kubernetes); built
+# with hack/build-tools.sh's flags, it reuses that build's cache.
+(cd cmd/sim-scheduler && GOWORK=off CGO_ENABLED=0 run go test -trimpath -count=1 "$@" ./...)
 
 # One package at a time: each starts its own control plane.
 echo "=== integration tests"

@@ -89,7 +89,7 @@ func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name str
 		return nil, err
 	}
 	binaries := map[string]string{}
-	for _, b := range []string{"etcd", "simulator", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "kwok"} {
+	for _, b := range []string{"etcd", "simulator", "kube-apiserver", "sim-scheduler", "kube-controller-manager", "kwok"} {
 		if binaries[b], err = findTool(binDir, b); err != nil {
 			return nil, err
 		}

@@ -48,7 +48,7 @@ import (
 )
 
 // Binaries of `make tools` the simulator runs, and etcd for the test.
-var toolBinaries = []string{"etcd", "kube-apiserver", "kube-scheduler", "kwok"}
+var toolBinaries = []string{"etcd", "kube-apiserver", "sim-scheduler", "kube-controller-manager", "kwok"}
 
 var (
 	buildOnce    sync.Once

@@ -42,6 +42,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/sandbox"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/schedconfig"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/server"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/snapshot"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/supervisor"
 )
 
@@ -143,7 +144,9 @@ func Run(ctx context.Context, o *config.Options) error {
 			}
 			return out
 		},
-		AllowedOrigins: origins,
+		AllowedOrigins:       origins,
+		SchedulingResultsDir: layout.SchedulingResults(),
+		Snapshotter:          snapshotter{client},
 	})
 	addr := net.JoinHostPort(o.BindAddress, strconv.Itoa(o.Port))
 	listener, err := net.Listen("tcp", addr)
@@ -238,4 +241,15 @@ func (s schedulerConfig) Update(ctx context.Context, data []byte) ([]byte, error
 	}
 	s.scheduler.Restart()
 	return effective, nil
+}
+
+// snapshotter exports and imports the inner cluster's scenario.
+type snapshotter struct{ client kubernetes.Interface }
+
+func (s snapshotter) Export(ctx context.Context) (*snapshot.Snapshot, error) {
+	return snapshot.Export(ctx, s.client)
+}
+
+func (s snapshotter) Import(ctx context.Context, snap *snapshot.Snapshot) (snapshot.Result, error) {
+	return snapshot.Import(ctx, s.client, snap)
 }

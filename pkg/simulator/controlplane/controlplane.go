@@ -44,6 +44,9 @@ const (
 	KubeScheduler         = "kube-scheduler"
 	KubeControllerManager = "kube-controller-manager"
 	Kwok                  = "kwok"
+	// SimScheduler is the binary of the kube-scheduler child: kube-scheduler
+	// that records every plugin's results (cmd/sim-scheduler).
+	SimScheduler = "sim-scheduler"
 )
 
 // The inner cluster's fixed network settings.
@@ -86,7 +89,7 @@ func FindBinaries(binDir string) (Binaries, error) {
 	}
 	b := Binaries{
 		KubeAPIServer:         find(KubeAPIServer),
-		KubeScheduler:         find(KubeScheduler),
+		KubeScheduler:         find(SimScheduler),
 		KubeControllerManager: find(KubeControllerManager),
 		Kwok:                  find(Kwok),
 	}
@@ -127,6 +130,10 @@ func (l Layout) AdminKubeconfig() string { return filepath.Join(l.Dir, "admin.ku
 
 // SchedulerConfig is the KubeSchedulerConfiguration kube-scheduler runs.
 func (l Layout) SchedulerConfig() string { return filepath.Join(l.Dir, "kube-scheduler.yaml") }
+
+// SchedulingResults is where the scheduler keeps the full result of each
+// Pod's latest scheduling attempt, for the simulator's HTTP API.
+func (l Layout) SchedulingResults() string { return filepath.Join(l.Dir, "scheduling-results") }
 
 // KwokConfig holds the kwok controller's stages.
 func (l Layout) KwokConfig() string { return filepath.Join(l.Dir, "kwok.yaml") }
@@ -219,7 +226,8 @@ func advertiseAddress(o *config.Options) string {
 	return ""
 }
 
-// KubeSchedulerSpec runs kube-scheduler with the configuration in the data
+// KubeSchedulerSpec runs sim-scheduler (kube-scheduler recording its
+// plugins' results into the data directory) with the configuration in the data
 // directory, which names the admin kubeconfig (see schedconfig). It serves
 // on loopback with the simulator's serving certificate, so that the
 // readiness check can verify it; it authenticates client certificates of
@@ -239,6 +247,7 @@ func KubeSchedulerSpec(o *config.Options, bin string, l Layout) supervisor.Spec 
 		"--authorization-kubeconfig=" + l.AdminKubeconfig(),
 		"--leader-elect=false",
 		"--profiling=false",
+		"--results-dir=" + l.SchedulingResults(),
 	}}
 }
 

@@ -43,7 +43,7 @@ func TestFindBinaries(t *testing.T) {
 	binDir := t.TempDir()
 	want := Binaries{
 		KubeAPIServer:         writeExecutable(t, binDir, KubeAPIServer, 0o755),
-		KubeScheduler:         writeExecutable(t, binDir, KubeScheduler, 0o755),
+		KubeScheduler:         writeExecutable(t, binDir, SimScheduler, 0o755),
 		KubeControllerManager: writeExecutable(t, binDir, KubeControllerManager, 0o755),
 		Kwok:                  writeExecutable(t, binDir, Kwok, 0o755),
 	}
@@ -58,11 +58,11 @@ func TestFindBinaries(t *testing.T) {
 	// An explicit directory is the only place looked at.
 	partial := t.TempDir()
 	writeExecutable(t, partial, KubeAPIServer, 0o755)
-	writeExecutable(t, partial, KubeScheduler, 0o644)
+	writeExecutable(t, partial, SimScheduler, 0o644)
 	t.Setenv("PATH", binDir)
 	_, err = FindBinaries(partial)
-	if err == nil || !strings.Contains(err.Error(), "no executable kube-scheduler") || !strings.Contains(err.Error(), "no executable kwok") {
-		t.Errorf("error = %v, want kube-scheduler (not executable) and kwok (missing) reported", err)
+	if err == nil || !strings.Contains(err.Error(), "no executable sim-scheduler") || !strings.Contains(err.Error(), "no executable kwok") {
+		t.Errorf("error = %v, want sim-scheduler (not executable) and kwok (missing) reported", err)
 	}
 
 	// Without one, PATH (the test binary's directory holds none of them).

@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package server is the simulator's HTTP API (KEP-159): health, the
-// scheduler configuration, and reset.
+// scheduler configuration, reset, the scheduling results, and the
+// scenario's export and import.
 package server
 
 import (
@@ -81,6 +82,11 @@ type Config struct {
 	Processes func() []supervisor.Status
 	// AllowedOrigins may make cross-origin requests.
 	AllowedOrigins []*regexp.Regexp
+	// SchedulingResultsDir holds the scheduler's full results (see
+	// PathSchedulingResults).
+	SchedulingResultsDir string
+	// Snapshotter serves the scenario's export and import.
+	Snapshotter Snapshotter
 }
 
 // NewHandler returns the simulator server's handler.
@@ -96,6 +102,11 @@ func NewHandler(cfg Config) http.Handler {
 	mux.HandleFunc("PUT "+PathSchedulerConfig, s.putSchedulerConfig)
 	mux.HandleFunc("PUT "+PathReset, s.reset)
 	mux.HandleFunc("GET "+PathProcesses, s.processes)
+	mux.HandleFunc("GET "+PathSchedulingResults+"/{namespace}/{name}", s.getSchedulingResult)
+	if cfg.Snapshotter != nil {
+		mux.HandleFunc("GET "+PathExport, s.export)
+		mux.HandleFunc("POST "+PathImport, s.importSnapshot)
+	}
 	return cors(cfg.AllowedOrigins, mux)
 }
 

@@ -1,0 +1,237 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+	"unsafe"
+
+	"k8s.io/apimachinery/pkg/types"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+// Sink receives finished attempts. Record must not block: it runs on the
+// scheduler's own goroutines.
+type Sink interface {
+	Record(*Attempt)
+}
+
+// Recorder ties attempts to the scheduler: it opens one when the scheduler
+// starts a scheduling cycle and hands it to its Sink when the Pod is bound
+// or the attempt fails.
+type Recorder struct {
+	sink     Sink
+	profiles map[string]*Plugins
+
+	mu       sync.Mutex
+	inflight map[types.UID]*Attempt
+}
+
+// Instrument makes every profile of sched record its attempts into sink.
+// It must run before the scheduler does.
+func Instrument(sched *scheduler.Scheduler, sink Sink) (*Recorder, error) {
+	r := &Recorder{sink: sink, profiles: map[string]*Plugins{}, inflight: map[types.UID]*Attempt{}}
+	for name, fw := range sched.Profiles {
+		info, err := r.wrapFramework(fw)
+		if err != nil {
+			return nil, fmt.Errorf("profile %q: %w", name, err)
+		}
+		r.profiles[name] = info
+	}
+	schedulePod := sched.SchedulePod
+	sched.SchedulePod = func(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduler.ScheduleResult, error) {
+		a := r.begin(fw, state, podInfo)
+		res, err := schedulePod(ctx, fw, state, podInfo)
+		r.scheduled(fw, a, res, err)
+		return res, err
+	}
+	failureHandler := sched.FailureHandler
+	sched.FailureHandler = func(ctx context.Context, fw framework.Framework, podInfo *framework.QueuedPodInfo, status *fwk.Status, nominatingInfo *fwk.NominatingInfo, start time.Time) {
+		failureHandler(ctx, fw, podInfo, status, nominatingInfo, start)
+		r.failed(fw, podInfo, status, nominatingInfo)
+	}
+	return r, nil
+}
+
+// wrapFramework puts a recording wrapper around every plugin of every
+// extension point of fw. The framework has no hook for this, so the
+// wrappers replace the plugins in its per-extension-point lists, as the
+// framework itself does for its metrics. Which extension points a plugin
+// takes part in (multi-point expansion, enqueue extensions, signatures) was
+// decided from the plugins themselves when the framework was built, so the
+// scheduler behaves as the stock one. A framework of another shape is an
+// error, never a silent scheduler without results.
+func (r *Recorder) wrapFramework(f framework.Framework) (*Plugins, error) {
+	v := reflect.ValueOf(f)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("unexpected framework type %T", f)
+	}
+	v = v.Elem()
+	info := &Plugins{}
+	var errs []error
+	collect := func(err error) { errs = append(errs, err) }
+
+	weights, err := field[map[string]int](v, "scorePluginWeight")
+	if err != nil {
+		return nil, err
+	}
+	collect(wrap(v, "preFilterPlugins", func(p fwk.PreFilterPlugin) fwk.PreFilterPlugin { return preFilter{p} }))
+	collect(wrap(v, "filterPlugins", func(p fwk.FilterPlugin) fwk.FilterPlugin {
+		info.Filter = append(info.Filter, p.Name())
+		return filter{p, len(info.Filter) - 1, p.Name()}
+	}))
+	collect(wrap(v, "postFilterPlugins", func(p fwk.PostFilterPlugin) fwk.PostFilterPlugin { return postFilter{p} }))
+	collect(wrap(v, "preScorePlugins", func(p fwk.PreScorePlugin) fwk.PreScorePlugin { return preScore{p} }))
+	collect(wrap(v, "scorePlugins", func(p fwk.ScorePlugin) fwk.ScorePlugin {
+		info.Score = append(info.Score, p.Name())
+		info.Weights = append(info.Weights, int64((*weights)[p.Name()]))
+		return score{p, len(info.Score) - 1}
+	}))
+	collect(wrap(v, "reservePlugins", func(p fwk.ReservePlugin) fwk.ReservePlugin { return reserve{p} }))
+	collect(wrap(v, "permitPlugins", func(p fwk.PermitPlugin) fwk.PermitPlugin { return permit{p} }))
+	collect(wrap(v, "preBindPlugins", func(p fwk.PreBindPlugin) fwk.PreBindPlugin { return preBind{p} }))
+	collect(wrap(v, "bindPlugins", func(p fwk.BindPlugin) fwk.BindPlugin { return bind{p, r} }))
+	return info, errors.Join(errs...)
+}
+
+// field is a pointer to the unexported field name of struct v, when it has
+// type T.
+func field[T any](v reflect.Value, name string) (*T, error) {
+	f := v.FieldByName(name)
+	if !f.IsValid() {
+		return nil, fmt.Errorf("framework has no field %s", name)
+	}
+	p, ok := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Interface().(*T)
+	if !ok {
+		return nil, fmt.Errorf("framework field %s is a %s, not a %T", name, f.Type(), *new(T))
+	}
+	return p, nil
+}
+
+func wrap[T any](v reflect.Value, name string, w func(T) T) error {
+	s, err := field[[]T](v, name)
+	if err != nil {
+		return err
+	}
+	for i := range *s {
+		(*s)[i] = w((*s)[i])
+	}
+	return nil
+}
+
+// begin opens the attempt of a scheduling cycle.
+func (r *Recorder) begin(fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) *Attempt {
+	pod := podInfo.Pod
+	numNodes := 0
+	if l := fw.SnapshotSharedLister(); l != nil {
+		if n, err := l.NodeInfos().List(); err == nil {
+			numNodes = len(n)
+		}
+	}
+	a := NewAttempt(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, pod.UID, fw.ProfileName(), numNodes, r.profiles[fw.ProfileName()])
+	state.Write(stateKey, &attemptRef{a})
+	r.mu.Lock()
+	r.inflight[pod.UID] = a
+	r.mu.Unlock()
+	return a
+}
+
+// scheduled records what the scheduling algorithm chose, and, when no node
+// fits, the reason of every node that no filter plugin ran on (a PreFilter
+// rejected the Pod, or narrowed the nodes).
+func (r *Recorder) scheduled(fw framework.Framework, a *Attempt, res scheduler.ScheduleResult, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.SelectedNode = res.SuggestedHost
+	a.EvaluatedNodes, a.FeasibleNodes = res.EvaluatedNodes, res.FeasibleNodes
+	var fitErr *framework.FitError
+	if !errors.As(err, &fitErr) || fitErr.Diagnosis.NodeToStatus == nil {
+		return
+	}
+	nodes, lerr := fw.SnapshotSharedLister().NodeInfos().List()
+	if lerr != nil {
+		return
+	}
+	for _, ni := range nodes {
+		name := ni.Node().Name
+		if _, ok := a.index[name]; ok {
+			continue
+		}
+		s := fitErr.Diagnosis.NodeToStatus.Get(name)
+		if s.IsSuccess() {
+			continue
+		}
+		plugin := s.Plugin()
+		if plugin == "" {
+			plugin = "PreFilter"
+		}
+		r := &a.rows[a.rowLocked(name)]
+		r.rejector, r.reason = plugin, statusText(s)
+	}
+}
+
+func (r *Recorder) failed(fw framework.Framework, podInfo *framework.QueuedPodInfo, status *fwk.Status, nominatingInfo *fwk.NominatingInfo) {
+	pod := podInfo.Pod
+	r.mu.Lock()
+	a := r.inflight[pod.UID]
+	r.mu.Unlock()
+	if a == nil {
+		// The scheduler failed the Pod before scheduling it (e.g. while
+		// assuming it): an attempt without plugin results.
+		a = NewAttempt(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, pod.UID, fw.ProfileName(), 0, r.profiles[fw.ProfileName()])
+	}
+	outcome := Failed
+	if status.IsRejected() {
+		outcome = Unschedulable
+	}
+	a.mu.Lock()
+	if nominatingInfo != nil && nominatingInfo.NominatedNodeName != "" {
+		a.NominatedNode = nominatingInfo.NominatedNodeName
+	}
+	a.mu.Unlock()
+	r.finish(a, outcome, "", status.Message())
+}
+
+// finish ends the attempt once and hands it to the sink.
+func (r *Recorder) finish(a *Attempt, outcome Outcome, node, message string) {
+	a.mu.Lock()
+	if a.done {
+		a.mu.Unlock()
+		return
+	}
+	a.done = true
+	a.Outcome, a.Message = outcome, message
+	if node != "" {
+		a.SelectedNode = node
+	}
+	a.Duration = time.Since(a.Start)
+	a.mu.Unlock()
+
+	r.mu.Lock()
+	if r.inflight[a.UID] == a {
+		delete(r.inflight, a.UID)
+	}
+	r.mu.Unlock()
+	r.sink.Record(a)
+}

@@ -1,0 +1,502 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package recorder
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	"k8s.io/kubernetes/pkg/scheduler/profile"
+)
+
+// Test plugins. The in-tree TaintToleration (filter, prescore, score with
+// normalization) runs next to them.
+
+// zone rejects the nodes whose zone label is not the Pod's.
+type zone struct{}
+
+func (zone) Name() string { return "Zone" }
+func (zone) Filter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, n fwk.NodeInfo) *fwk.Status {
+	if n.Node().Labels["zone"] != pod.Labels["zone"] {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "zone mismatch")
+	}
+	return nil
+}
+
+// subset narrows the nodes to those of the Pod's "nodes" annotation, when set.
+type subset struct{}
+
+func (subset) Name() string                                 { return "Subset" }
+func (subset) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+func (subset) PreFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	if pod.Annotations["nodes"] == "" {
+		return nil, nil
+	}
+	return &fwk.PreFilterResult{NodeNames: sets.New(splitComma(pod.Annotations["nodes"])...)}, nil
+}
+
+// index scores a node by the number in its name, times ten, and
+// normalizes by halving.
+type index struct{}
+
+func (index) Name() string { return "Index" }
+func (index) Score(_ context.Context, _ fwk.CycleState, _ *v1.Pod, n fwk.NodeInfo) (int64, *fwk.Status) {
+	var i int64
+	_, _ = fmt.Sscanf(n.Node().Name, "n%d", &i)
+	return i * 10, nil
+}
+func (p index) ScoreExtensions() fwk.ScoreExtensions { return p }
+func (index) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	for i := range scores {
+		scores[i].Score /= 2
+	}
+	return nil
+}
+
+// waiter makes Pods wait at Permit.
+type waiter struct{}
+
+func (waiter) Name() string { return "Waiter" }
+func (waiter) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
+	if pod.Labels["wait"] == "" {
+		return nil, 0
+	}
+	return fwk.NewStatus(fwk.Wait), 10 * time.Second
+}
+
+// preempt stands for DefaultPreemption: it filters a changed copy of a
+// node on a clone of the state, as preemption's dry run does, then
+// nominates that node.
+type preempt struct{ fh fwk.Handle }
+
+func (preempt) Name() string { return "Preempt" }
+func (p preempt) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	ni, err := p.fh.SnapshotSharedLister().NodeInfos().Get("n2")
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	victimless := ni.Snapshot()
+	node := victimless.Node().DeepCopy()
+	node.Labels["zone"] = pod.Labels["zone"]
+	victimless.SetNode(node)
+	if s := p.fh.RunFilterPlugins(ctx, state.Clone(), pod, victimless); !s.IsSuccess() {
+		return nil, s
+	}
+	return &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatedNodeName: "n2", NominatingMode: fwk.ModeOverride}}, nil
+}
+
+// binder binds nothing and says it did.
+type binder struct{}
+
+func (binder) Name() string                                                      { return "Binder" }
+func (binder) Bind(context.Context, fwk.CycleState, *v1.Pod, string) *fwk.Status { return nil }
+
+type sort_ struct{}
+
+func (sort_) Name() string                                         { return "Sort" }
+func (sort_) Less(fwk.QueuedEntityInfo, fwk.QueuedEntityInfo) bool { return false }
+
+func splitComma(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// chanSink collects finished attempts.
+type chanSink chan *Attempt
+
+func (c chanSink) Record(a *Attempt) { c <- a }
+
+type env struct {
+	fw    framework.Framework
+	sched *scheduler.Scheduler
+	sink  chanSink
+	nodes []*v1.Node
+	// scores are the framework's own weighted scores of the last
+	// scheduling, by node and plugin.
+	scores map[string]map[string]int64
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx := t.Context()
+	metrics.Register() // the framework counts plugin calls
+	registry := plugins.NewInTreeRegistry()
+	for name, p := range map[string]fwk.Plugin{"Zone": zone{}, "Subset": subset{}, "Index": index{}, "Waiter": waiter{}, "Binder": binder{}, "Sort": sort_{}} {
+		if err := registry.Register(name, func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return p, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := registry.Register("Preempt", func(_ context.Context, _ runtime.Object, fh fwk.Handle) (fwk.Plugin, error) { return preempt{fh}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	nodes := []*v1.Node{}
+	for i := 1; i <= 4; i++ {
+		n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"zone": "a"}}}
+		nodes = append(nodes, n)
+	}
+	nodes[2].Labels["zone"] = "b"
+	nodes[3].Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "x", Effect: v1.TaintEffectNoSchedule}}
+	snapshot := cache.NewSnapshot(nil, nodes)
+
+	set := func(names ...string) config.PluginSet {
+		var ps config.PluginSet
+		for _, n := range names {
+			ps.Enabled = append(ps.Enabled, config.Plugin{Name: n})
+		}
+		return ps
+	}
+	prof := &config.KubeSchedulerProfile{
+		SchedulerName: "test-scheduler",
+		Plugins: &config.Plugins{
+			QueueSort:  set("Sort"),
+			PreFilter:  set("Subset"),
+			Filter:     set("Zone", names.TaintToleration),
+			PostFilter: set("Preempt"),
+			PreScore:   set(names.TaintToleration),
+			Score:      config.PluginSet{Enabled: []config.Plugin{{Name: "Index", Weight: 3}, {Name: names.TaintToleration, Weight: 2}}},
+			Permit:     set("Waiter"),
+			Bind:       set("Binder"),
+		},
+	}
+	fw, err := frameworkruntime.NewFramework(ctx, registry, prof,
+		frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{fw: fw, sink: make(chanSink, 10), nodes: nodes}
+	e.sched = &scheduler.Scheduler{
+		Profiles:    profile.Map{prof.SchedulerName: fw},
+		SchedulePod: e.schedulePod,
+		FailureHandler: func(context.Context, framework.Framework, *framework.QueuedPodInfo, *fwk.Status, *fwk.NominatingInfo, time.Time) {
+		},
+	}
+	if _, err := Instrument(e.sched, e.sink); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// schedulePod is the scheduler's algorithm reduced to what the recorder
+// sees: PreFilter, Filter on every node PreFilter leaves, Score, the best
+// node.
+func (e *env) schedulePod(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduler.ScheduleResult, error) {
+	pod := podInfo.Pod
+	all, _ := fw.SnapshotSharedLister().NodeInfos().List()
+	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
+	pre, s, rejectors := fw.RunPreFilterPlugins(ctx, state, pod)
+	if !s.IsSuccess() {
+		return scheduler.ScheduleResult{}, s.AsError()
+	}
+	var feasible []fwk.NodeInfo
+	for _, ni := range all {
+		if !pre.AllNodes() && !pre.NodeNames.Has(ni.Node().Name) {
+			continue
+		}
+		if s := fw.RunFilterPlugins(ctx, state, pod, ni); s.IsSuccess() {
+			feasible = append(feasible, ni)
+		} else {
+			diagnosis.NodeToStatus.Set(ni.Node().Name, s)
+		}
+	}
+	if !pre.AllNodes() {
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(rejectors))))
+	}
+	if len(feasible) == 0 {
+		return scheduler.ScheduleResult{}, &framework.FitError{Pod: pod, NumAllNodes: len(all), Diagnosis: diagnosis}
+	}
+	if s := fw.RunPreScorePlugins(ctx, state, pod, feasible); !s.IsSuccess() {
+		return scheduler.ScheduleResult{}, s.AsError()
+	}
+	scores, s := fw.RunScorePlugins(ctx, state, pod, feasible)
+	if !s.IsSuccess() {
+		return scheduler.ScheduleResult{}, s.AsError()
+	}
+	e.scores = map[string]map[string]int64{}
+	best := scores[0]
+	for _, ns := range scores {
+		e.scores[ns.Name] = map[string]int64{}
+		for _, ps := range ns.Scores {
+			e.scores[ns.Name][ps.Name] = ps.Score
+		}
+		if ns.TotalScore > best.TotalScore {
+			best = ns
+		}
+	}
+	return scheduler.ScheduleResult{SuggestedHost: best.Name, EvaluatedNodes: len(all), FeasibleNodes: len(feasible)}, nil
+}
+
+// attempt runs one scheduling attempt of pod as the scheduler's
+// schedulingCycle and bindingCycle do, up to the first failure; before
+// waiting on Permit it calls whilePermitWaits.
+func (e *env) attempt(t *testing.T, pod *v1.Pod, whilePermitWaits func()) *Attempt {
+	t.Helper()
+	ctx := t.Context()
+	state := framework.NewCycleState()
+	podInfo, _ := framework.NewPodInfo(pod)
+	qpi := &framework.QueuedPodInfo{PodInfo: podInfo}
+	fail := func(s *fwk.Status, ni *fwk.NominatingInfo) *Attempt {
+		e.sched.FailureHandler(ctx, e.fw, qpi, s, ni, time.Now())
+		return <-e.sink
+	}
+	res, err := e.sched.SchedulePod(ctx, e.fw, state, qpi)
+	if err != nil {
+		var fitErr *framework.FitError
+		if !errors.As(err, &fitErr) {
+			return fail(fwk.AsStatus(err), nil)
+		}
+		pf, _ := e.fw.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
+		var ni *fwk.NominatingInfo
+		if pf != nil {
+			ni = pf.NominatingInfo
+		}
+		return fail(fwk.NewStatus(fwk.Unschedulable).WithError(err), ni)
+	}
+	if s := e.fw.RunReservePluginsReserve(ctx, state, pod, res.SuggestedHost); !s.IsSuccess() {
+		return fail(s, nil)
+	}
+	waits, s := e.fw.RunPermitPlugins(ctx, state, pod, res.SuggestedHost)
+	if !s.IsSuccess() && !s.IsWait() {
+		return fail(s, nil)
+	}
+	if s.IsWait() {
+		e.fw.AddWaitingPod(pod, waits)
+	}
+	if whilePermitWaits != nil {
+		whilePermitWaits()
+	}
+	if s := e.fw.WaitOnPermit(ctx, pod); !s.IsSuccess() {
+		return fail(s, nil)
+	}
+	if s := e.fw.RunPreBindPlugins(ctx, state, pod, res.SuggestedHost); !s.IsSuccess() {
+		return fail(s, nil)
+	}
+	if s := e.fw.RunBindPlugins(ctx, state, pod, res.SuggestedHost); !s.IsSuccess() {
+		return fail(s, nil)
+	}
+	return <-e.sink
+}
+
+func newPod(name string, labels map[string]string, annotations map[string]string) *v1.Pod {
+	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name), Labels: labels, Annotations: annotations}}
+}
+
+func TestFilterAndWeightedScores(t *testing.T) {
+	e := newEnv(t)
+	a := e.attempt(t, newPod("web", map[string]string{"zone": "a"}, nil), nil)
+
+	if a.Outcome != Bound {
+		t.Fatalf("outcome %s (%s), want %s", a.Outcome, a.Message, Bound)
+	}
+	taint := "node(s) had untolerated taint(s)"
+	wantFilter := map[string]map[string]string{
+		"n1": {"Zone": Passed, names.TaintToleration: Passed},
+		"n2": {"Zone": Passed, names.TaintToleration: Passed},
+		"n3": {"Zone": "zone mismatch"},
+		"n4": {"Zone": Passed, names.TaintToleration: taint},
+	}
+	if d := cmp.Diff(wantFilter, a.FilterResults()); d != "" {
+		t.Errorf("filter results (-want +got):\n%s", d)
+	}
+	wantRaw := map[string]map[string]int64{"n1": {"Index": 10, names.TaintToleration: 0}, "n2": {"Index": 20, names.TaintToleration: 0}}
+	if d := cmp.Diff(wantRaw, a.RawScores()); d != "" {
+		t.Errorf("raw scores (-want +got):\n%s", d)
+	}
+	// The recorded final scores are the framework's own weighted ones.
+	if d := cmp.Diff(e.scores, a.FinalScores()); d != "" {
+		t.Errorf("final scores (-framework +recorded):\n%s", d)
+	}
+	if got := a.FinalScores()["n2"]["Index"]; got != 30 { // 20 normalized to 10, weight 3
+		t.Errorf("n2 Index final score %d, want 30", got)
+	}
+	res := a.Result()
+	if a.SelectedNode != "n2" || res.Summary.TopScores[0].Node != a.SelectedNode {
+		t.Errorf("selected %q, top scores %v: the best score is not the selected node", a.SelectedNode, res.Summary.TopScores)
+	}
+	if d := cmp.Diff(map[string]string{"Binder": Success}, a.Bind); d != "" {
+		t.Errorf("bind results (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{"Subset": Success}, a.PreFilter); d != "" {
+		t.Errorf("prefilter results (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{names.TaintToleration: Success}, a.PreScore); d != "" {
+		t.Errorf("prescore results (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{"Waiter": Success}, a.Permit); d != "" {
+		t.Errorf("permit results (-want +got):\n%s", d)
+	}
+	wantFailures := []FilterFailure{{Plugin: names.TaintToleration, Reason: taint, Nodes: 1}, {Plugin: "Zone", Reason: "zone mismatch", Nodes: 1}}
+	if d := cmp.Diff(wantFailures, res.Summary.FilterFailures); d != "" {
+		t.Errorf("filter failures (-want +got):\n%s", d)
+	}
+	if got, want := res.Summary.Text(), "scheduled to n2 (4/4 nodes evaluated, 2 feasible): top scores n2 "; len(got) < len(want) || got[:len(want)] != want {
+		t.Errorf("summary %q, want it to start with %q", got, want)
+	}
+}
+
+func TestNodeSubsetAndPreemption(t *testing.T) {
+	e := newEnv(t)
+	// Zone c is nowhere; Subset leaves n1 and n2.
+	a := e.attempt(t, newPod("batch", map[string]string{"zone": "c"}, map[string]string{"nodes": "n1,n2"}), nil)
+
+	if a.Outcome != Unschedulable {
+		t.Fatalf("outcome %s (%s), want %s", a.Outcome, a.Message, Unschedulable)
+	}
+	if d := cmp.Diff(map[string][]string{"Subset": {"n1", "n2"}}, a.PreFilterNodes); d != "" {
+		t.Errorf("prefilter node subsets (-want +got):\n%s", d)
+	}
+	// Every node has its reason: n1, n2 from Filter (the preemption's dry
+	// run, which passed n2, is not the attempt's filtering), n3, n4 from
+	// PreFilter's subset.
+	excluded := "node(s) didn't satisfy plugin(s) [Subset]"
+	want := map[string]map[string]string{
+		"n1": {"Zone": "zone mismatch"},
+		"n2": {"Zone": "zone mismatch"},
+		"n3": {"PreFilter": excluded},
+		"n4": {"PreFilter": excluded},
+	}
+	if d := cmp.Diff(want, a.FilterResults()); d != "" {
+		t.Errorf("filter results (-want +got):\n%s", d)
+	}
+	if a.NominatedNode != "n2" {
+		t.Errorf("nominated node %q, want n2", a.NominatedNode)
+	}
+	if d := cmp.Diff(map[string]string{"Preempt": Success}, a.PostFilter); d != "" {
+		t.Errorf("postfilter results (-want +got):\n%s", d)
+	}
+	res := a.Result()
+	if got, want := fieldJSON(t, res, "postfilter-result"), `{"n2":{"Preempt":"success"}}`; got != want {
+		t.Errorf("postfilter-result %s, want %s", got, want)
+	}
+	wantFilter := `{"n1":{"Zone":"zone mismatch"},"n2":{"Zone":"zone mismatch"},"n3":{"PreFilter":"node(s) didn't satisfy plugin(s) [Subset]"},"n4":{"PreFilter":"node(s) didn't satisfy plugin(s) [Subset]"}}`
+	if got := fieldJSON(t, res, "filter-result"); !jsonEqual(t, got, wantFilter) {
+		t.Errorf("filter-result %s, want %s", got, wantFilter)
+	}
+	if got, want := res.Summary.Text(), "0/4 nodes: PreFilter: "+excluded+" (2), Zone: zone mismatch (2); nominated n2 for preemption"; got != want {
+		t.Errorf("summary\n%q, want\n%q", got, want)
+	}
+}
+
+func TestWaitingPermit(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		resolve     func(fwk.WaitingPod)
+		wantOutcome Outcome
+	}{
+		{"allowed", func(wp fwk.WaitingPod) { wp.Allow("Waiter") }, Bound},
+		{"rejected", func(wp fwk.WaitingPod) { wp.Reject("Waiter", "no quorum") }, Unschedulable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			pod := newPod("gang-"+tc.name, map[string]string{"zone": "a", "wait": "yes"}, nil)
+			a := e.attempt(t, pod, func() {
+				wp := e.fw.GetWaitingPod(pod.UID)
+				if wp == nil {
+					t.Fatal("the Pod does not wait at Permit")
+				}
+				tc.resolve(wp)
+			})
+			if a.Outcome != tc.wantOutcome {
+				t.Fatalf("outcome %s (%s), want %s", a.Outcome, a.Message, tc.wantOutcome)
+			}
+			if d := cmp.Diff(map[string]string{"Waiter": "Wait"}, a.Permit); d != "" {
+				t.Errorf("permit results (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(map[string]string{"Waiter": "10s"}, a.PermitTimeout); d != "" {
+				t.Errorf("permit timeouts (-want +got):\n%s", d)
+			}
+			if tc.wantOutcome == Bound && len(a.Bind) != 1 {
+				t.Errorf("bind results %v, want the binder's", a.Bind)
+			}
+			if tc.wantOutcome == Unschedulable {
+				if len(a.Bind) != 0 {
+					t.Errorf("bind results %v after a rejection", a.Bind)
+				}
+				if got := a.Result().Summary.Text(); got != "n2 selected, then unschedulable: "+a.Message {
+					t.Errorf("summary %q", got)
+				}
+			}
+		})
+	}
+}
+
+// A finished attempt no longer changes: late calls (an asynchronous
+// preemption) do not race with the sink reading it.
+func TestFinishedAttemptIsFrozen(t *testing.T) {
+	a := NewAttempt(types.NamespacedName{Namespace: "ns", Name: "p"}, "u", "p", 1, NewPlugins([]string{"Zone"}, nil))
+	r := &Recorder{sink: make(chanSink, 1), inflight: map[types.UID]*Attempt{}}
+	r.finish(a, Bound, "n1", "")
+	a.filter(0, "Zone", "n1", fwk.NewStatus(fwk.Unschedulable, "late"))
+	a.setStatus(a.Bind, "Binder", nil)
+	if f := a.FilterResults(); len(f) != 0 || len(a.Bind) != 0 {
+		t.Errorf("a finished attempt changed: filter %v, bind %v", f, a.Bind)
+	}
+}
+
+func fieldJSON(t *testing.T, res *Result, name string) string {
+	t.Helper()
+	for _, f := range res.Fields() {
+		if f.Name == name {
+			var b bytes.Buffer
+			if err := f.Write(&b); err != nil {
+				t.Fatal(err)
+			}
+			return b.String()
+		}
+	}
+	t.Fatalf("no field %s", name)
+	return ""
+}
+
+func jsonEqual(t *testing.T, x, y string) bool {
+	t.Helper()
+	var a, b any
+	if err := json.Unmarshal([]byte(x), &a); err != nil {
+		t.Fatalf("%s: %v", x, err)
+	}
+	if err := json.Unmarshal([]byte(y), &b); err != nil {
+		t.Fatal(err)
+	}
+	return cmp.Equal(a, b)
+}

@@ -1,0 +1,316 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package recorder
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Result is a finished attempt, rendered: its compact Summary, and its
+// per-plugin Fields under kube-scheduler-simulator's annotation names
+// (without the prefix) and JSON shapes (scores are strings there).
+type Result struct {
+	Namespace, Name, UID string
+	Summary              Summary
+	a                    *Attempt
+}
+
+// Summary is the compact form of an attempt: its size does not grow with
+// the number of nodes.
+type Summary struct {
+	Profile       string `json:"profile"`
+	Outcome       string `json:"outcome"`
+	Message       string `json:"message,omitempty"`
+	SelectedNode  string `json:"selectedNode,omitempty"`
+	NominatedNode string `json:"nominatedNode,omitempty"`
+	// Nodes in the snapshot; Evaluated and Feasible as the scheduler counts.
+	Nodes     int `json:"nodes"`
+	Evaluated int `json:"evaluated"`
+	Feasible  int `json:"feasible"`
+	// FilterFailures: the nodes rejected, by plugin and reason, most first.
+	FilterFailures []FilterFailure `json:"filterFailures,omitempty"`
+	// TopScores: the best final (weighted, summed) scores, best first.
+	TopScores []NodeScore `json:"topScores,omitempty"`
+	Time      time.Time   `json:"time"`
+	Duration  string      `json:"duration"`
+}
+
+// FilterFailure counts the nodes one plugin rejected for one reason.
+type FilterFailure struct {
+	Plugin string `json:"plugin"`
+	Reason string `json:"reason"`
+	Nodes  int    `json:"nodes"`
+}
+
+// NodeScore is a node's total final score.
+type NodeScore struct {
+	Node  string `json:"node"`
+	Score int64  `json:"score"`
+}
+
+// Limits of the compact form.
+const (
+	maxFilterFailures = 20
+	maxTopScores      = 10
+	maxMessage        = 1000
+)
+
+// Field is one per-plugin result; PerNode ones grow with the number of
+// nodes. Write appends its JSON.
+type Field struct {
+	Name    string
+	PerNode bool
+	Write   func(*bytes.Buffer) error
+}
+
+// Fields are the per-plugin results in a fixed order.
+func (r *Result) Fields() []Field {
+	a := r.a
+	postFilter := map[string]map[string]string{}
+	if len(a.PostFilter) > 0 {
+		// Upstream keys PostFilter results by the nominated node.
+		postFilter[a.NominatedNode] = a.PostFilter
+	}
+	return []Field{
+		{"prefilter-result-status", false, marshal(a.PreFilter)},
+		{"prefilter-result", true, marshal(a.PreFilterNodes)},
+		{"filter-result", true, a.writeFilter},
+		{"postfilter-result", false, marshal(postFilter)},
+		{"prescore-result", false, marshal(a.PreScore)},
+		{"score-result", true, func(b *bytes.Buffer) error { return a.writeScores(b, false) }},
+		{"finalscore-result", true, func(b *bytes.Buffer) error { return a.writeScores(b, true) }},
+		{"reserve-result", false, marshal(a.Reserve)},
+		{"permit-result", false, marshal(a.Permit)},
+		{"permit-result-timeout", false, marshal(a.PermitTimeout)},
+		{"prebind-result", false, marshal(a.PreBind)},
+		{"bind-result", false, marshal(a.Bind)},
+	}
+}
+
+func marshal(v any) func(*bytes.Buffer) error {
+	return func(b *bytes.Buffer) error {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		b.Write(data)
+		return nil
+	}
+}
+
+// writeFilter writes {node: {plugin: passed|reason}} without building it.
+func (a *Attempt) writeFilter(b *bytes.Buffer) error {
+	b.WriteByte('{')
+	open := false
+	a.ForEachFilter(func(node, plugin, value string, first bool) {
+		writeEntry(b, &open, node, plugin, first)
+		writeString(b, value)
+	})
+	closeEntries(b, open)
+	return nil
+}
+
+// writeScores writes {node: {plugin: "score"}}, raw or final.
+func (a *Attempt) writeScores(b *bytes.Buffer, final bool) error {
+	b.WriteByte('{')
+	open := false
+	var num []byte
+	a.ForEachScore(func(node, plugin string, raw, fin int64, first bool) {
+		writeEntry(b, &open, node, plugin, first)
+		v := raw
+		if final {
+			v = fin
+		}
+		num = strconv.AppendInt(num[:0], v, 10)
+		b.WriteByte('"')
+		b.Write(num)
+		b.WriteByte('"')
+	})
+	closeEntries(b, open)
+	return nil
+}
+
+func writeEntry(b *bytes.Buffer, open *bool, node, plugin string, first bool) {
+	if first {
+		if *open {
+			b.WriteString("},")
+		}
+		*open = true
+		writeString(b, node)
+		b.WriteString(":{")
+	} else {
+		b.WriteByte(',')
+	}
+	writeString(b, plugin)
+	b.WriteByte(':')
+}
+
+func closeEntries(b *bytes.Buffer, open bool) {
+	if open {
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+}
+
+// writeString writes s as a JSON string: directly when nothing in it needs
+// escaping (node and plugin names, most reasons), else through encoding/json.
+func writeString(b *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f || c == '<' || c == '>' || c == '&' {
+			data, _ := json.Marshal(s)
+			b.Write(data)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
+}
+
+// Result renders the attempt. Call it only after the attempt is finished.
+func (a *Attempt) Result() *Result {
+	return &Result{Namespace: a.Pod.Namespace, Name: a.Pod.Name, UID: string(a.UID), Summary: a.summary(), a: a}
+}
+
+func (a *Attempt) summary() Summary {
+	s := Summary{
+		Profile: a.Profile, Outcome: string(a.Outcome), Message: truncate(a.Message, maxMessage),
+		SelectedNode: a.SelectedNode, NominatedNode: a.NominatedNode,
+		Nodes: a.NumNodes, Evaluated: a.EvaluatedNodes, Feasible: a.FeasibleNodes,
+		Time: a.Start.UTC().Truncate(time.Millisecond), Duration: a.Duration.Round(time.Microsecond).String(),
+	}
+	s.FilterFailures = a.filterFailures()
+	s.TopScores = a.topScores(maxTopScores)
+	return s
+}
+
+// filterFailures groups the rejected nodes by plugin and reason.
+func (a *Attempt) filterFailures() []FilterFailure {
+	counts := map[FilterFailure]int{}
+	for _, r := range a.rows {
+		if r.rejector != "" {
+			counts[FilterFailure{Plugin: r.rejector, Reason: r.reason}]++
+		}
+	}
+	out := make([]FilterFailure, 0, len(counts))
+	for k, n := range counts {
+		k.Nodes = n
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Nodes != out[j].Nodes {
+			return out[i].Nodes > out[j].Nodes
+		}
+		if out[i].Plugin != out[j].Plugin {
+			return out[i].Plugin < out[j].Plugin
+		}
+		return out[i].Reason < out[j].Reason
+	})
+	if len(out) > maxFilterFailures {
+		out = out[:maxFilterFailures]
+	}
+	for i := range out {
+		out[i].Reason = truncate(out[i].Reason, 256)
+	}
+	return out
+}
+
+// topScores are the n best total final scores. The scheduler breaks ties
+// at random: among equals the selected node comes first, then by name.
+func (a *Attempt) topScores(n int) []NodeScore {
+	var out []NodeScore
+	a.ForEachScore(func(node, _ string, _, final int64, first bool) {
+		if first {
+			out = append(out, NodeScore{Node: node})
+		}
+		out[len(out)-1].Score += final
+	})
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		if (out[i].Node == a.SelectedNode) != (out[j].Node == a.SelectedNode) {
+			return out[i].Node == a.SelectedNode
+		}
+		return out[i].Node < out[j].Node
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// Text is a one-line summary for humans (an Event's note).
+func (s *Summary) Text() string {
+	var b strings.Builder
+	switch s.Outcome {
+	case string(Bound):
+		fmt.Fprintf(&b, "scheduled to %s (%d/%d nodes evaluated, %d feasible)", s.SelectedNode, s.Evaluated, s.Nodes, s.Feasible)
+		if len(s.TopScores) > 0 {
+			b.WriteString(": top scores")
+			for i, ns := range s.TopScores {
+				if i == 5 {
+					b.WriteString(" …")
+					break
+				}
+				fmt.Fprintf(&b, " %s %d", ns.Node, ns.Score)
+				if i < len(s.TopScores)-1 && i < 4 {
+					b.WriteString(",")
+				}
+			}
+		}
+	default:
+		if s.SelectedNode != "" {
+			// Rejected after a node was chosen (Reserve, Permit, PreBind, Bind).
+			fmt.Fprintf(&b, "%s selected, then %s: %s", s.SelectedNode, strings.ToLower(s.Outcome), s.Message)
+			break
+		}
+		fmt.Fprintf(&b, "%d/%d nodes", s.Feasible, s.Nodes)
+		if len(s.FilterFailures) > 0 {
+			b.WriteString(":")
+			for i, f := range s.FilterFailures {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, " %s: %s (%d)", f.Plugin, f.Reason, f.Nodes)
+			}
+		} else if s.Message != "" {
+			fmt.Fprintf(&b, ": %s", s.Message)
+		}
+		if s.NominatedNode != "" {
+			fmt.Fprintf(&b, "; nominated %s for preemption", s.NominatedNode)
+		}
+	}
+	return truncate(b.String(), maxMessage)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	// Cut at a rune boundary.
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

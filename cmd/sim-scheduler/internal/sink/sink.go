@@ -1,0 +1,141 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package sink publishes finished scheduling attempts, off the scheduler's
+// goroutines: the full result into a Store, the annotations onto the Pod,
+// and an Event that says what happened in one line.
+package sink
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/recorder"
+)
+
+// EventReason is the reason of the Events the sink writes.
+const EventReason = "SchedulingResult"
+
+// Sink is a recorder.Sink with a bounded queue: when it is full, results
+// are dropped (and counted), never waited for, so recording can slow
+// scheduling down only by the CPU it takes.
+type Sink struct {
+	client kubernetes.Interface
+	pods   corelisters.PodLister
+	events events.EventRecorder
+	store  *Store
+	queue  chan *recorder.Attempt
+
+	dropped   atomic.Int64
+	published atomic.Int64
+}
+
+// New returns a Sink; Run publishes what it receives.
+func New(client kubernetes.Interface, pods corelisters.PodLister, eventRecorder events.EventRecorder, store *Store, queueSize int) *Sink {
+	return &Sink{client: client, pods: pods, events: eventRecorder, store: store, queue: make(chan *recorder.Attempt, queueSize)}
+}
+
+// Record queues a finished attempt.
+func (s *Sink) Record(a *recorder.Attempt) {
+	select {
+	case s.queue <- a:
+	default:
+		if n := s.dropped.Add(1); n&(n-1) == 0 { // log at powers of two
+			klog.Background().Info("Scheduling results dropped: the publishing queue is full", "dropped", n)
+		}
+	}
+}
+
+// Dropped is the number of results dropped so far.
+func (s *Sink) Dropped() int64 { return s.dropped.Load() }
+
+// Published is the number of results published so far.
+func (s *Sink) Published() int64 { return s.published.Load() }
+
+// Run publishes with the given number of workers until ctx ends.
+func (s *Sink) Run(ctx context.Context, workers int) {
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case a := <-s.queue:
+					s.publish(ctx, a)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func (s *Sink) publish(ctx context.Context, a *recorder.Attempt) {
+	logger := klog.FromContext(ctx).WithValues("pod", klog.KRef(a.Pod.Namespace, a.Pod.Name), "uid", a.UID)
+	res := a.Result()
+	r, err := render(res)
+	if err != nil {
+		logger.Error(err, "Rendering a scheduling result")
+		return
+	}
+	doc, err := r.document()
+	if err == nil {
+		err = s.store.Put(a.Pod.Namespace, a.Pod.Name, doc)
+	}
+	if err != nil {
+		logger.Error(err, "Storing a scheduling result")
+	}
+	defer s.published.Add(1)
+
+	pod, err := s.pods.Pods(a.Pod.Namespace).Get(a.Pod.Name)
+	if err != nil || pod.UID != a.UID {
+		return // gone, or replaced by a Pod of the same name
+	}
+	ann, err := r.annotations(pod.Annotations[ResultHistory])
+	if err != nil {
+		logger.Error(err, "Rendering scheduling result annotations")
+		return
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid":         a.UID, // a precondition: never annotate a new Pod of the same name
+		"annotations": ann,
+	}})
+	if err != nil {
+		logger.Error(err, "Encoding scheduling result annotations")
+		return
+	}
+	if _, err := s.client.CoreV1().Pods(a.Pod.Namespace).Patch(ctx, a.Pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		if !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			logger.Error(err, "Annotating a Pod with its scheduling result")
+		}
+	}
+	eventType := v1.EventTypeNormal
+	if res.Summary.Outcome != string(recorder.Bound) {
+		eventType = v1.EventTypeWarning
+	}
+	s.events.Eventf(pod, nil, eventType, EventReason, "Scheduling", "%s", res.Summary.Text())
+}

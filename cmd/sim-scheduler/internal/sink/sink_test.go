@@ -1,0 +1,193 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sink
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/types"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/recorder"
+)
+
+var scorePlugins = []string{"ImageLocality", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread", "TaintToleration", "VolumeBinding"}
+
+// bigAttempt is an attempt at 5,000 nodes: unschedulable ones fail on
+// every node, scheduled ones score 500 (the scheduler's adaptive share).
+func bigAttempt(outcome recorder.Outcome) *recorder.Attempt {
+	weights := map[string]int64{}
+	for _, p := range scorePlugins {
+		weights[p] = 1
+	}
+	a := recorder.NewAttempt(types.NamespacedName{Namespace: "default", Name: "web-1"}, "uid-1", "default-scheduler", 5000,
+		recorder.NewPlugins(append([]string{"NodeResourcesFit", "TaintToleration"}, scorePlugins...), weights))
+	a.Outcome = outcome
+	for i := range 5000 {
+		node := fmt.Sprintf("node-%06d", i)
+		switch {
+		case outcome == recorder.Bound && i < 500:
+			for _, p := range scorePlugins {
+				a.SetFilter(node, p, recorder.Passed)
+				a.SetScore(node, p, int64(i%100))
+			}
+		case outcome == recorder.Bound:
+		case i < 10:
+			a.SetFilter(node, "NodeResourcesFit", recorder.Passed)
+			a.SetFilter(node, "TaintToleration", "node(s) had untolerated taint(s)")
+		default:
+			a.SetFilter(node, "NodeResourcesFit", "Insufficient cpu")
+		}
+	}
+	if outcome == recorder.Bound {
+		a.SelectedNode, a.EvaluatedNodes, a.FeasibleNodes = "node-000099", 500, 500
+	}
+	return a
+}
+
+func values(patch map[string]*string) map[string]string {
+	out := map[string]string{}
+	for k, v := range patch {
+		if v != nil {
+			out[k] = *v
+		}
+	}
+	return out
+}
+
+// At 5,000 nodes the Pod keeps its compact result and stays within the
+// annotation size limit, however many attempts it has had.
+func TestAnnotationsAt5000Nodes(t *testing.T) {
+	for _, outcome := range []recorder.Outcome{recorder.Unschedulable, recorder.Bound} {
+		t.Run(string(outcome), func(t *testing.T) {
+			r, err := render(bigAttempt(outcome).Result())
+			if err != nil {
+				t.Fatal(err)
+			}
+			history := ""
+			var ann map[string]string
+			for range 10 {
+				patch, err := r.annotations(history)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, k := range []string{"filter-result", "score-result", "finalscore-result"} {
+					if v, ok := patch[UpstreamPrefix+k]; !ok || v != nil {
+						t.Errorf("%s is not removed at 5,000 nodes", k)
+					}
+				}
+				ann = values(patch)
+				history = ann[ResultHistory]
+			}
+			if err := apivalidation.ValidateAnnotationsSize(ann); err != nil {
+				t.Errorf("annotations too large: %v", err)
+			}
+			var h []map[string]string
+			if err := json.Unmarshal([]byte(history), &h); err != nil || len(h) != maxHistory {
+				t.Errorf("history of %d entries (%v), want %d", len(h), err, maxHistory)
+			}
+			var s recorder.Summary
+			if err := json.Unmarshal([]byte(ann[SummaryAnnotation]), &s); err != nil {
+				t.Fatal(err)
+			}
+			switch outcome {
+			case recorder.Unschedulable:
+				want := []recorder.FilterFailure{{Plugin: "NodeResourcesFit", Reason: "Insufficient cpu", Nodes: 4990}, {Plugin: "TaintToleration", Reason: "node(s) had untolerated taint(s)", Nodes: 10}}
+				if d := cmp.Diff(want, s.FilterFailures); d != "" {
+					t.Errorf("filter failures (-want +got):\n%s", d)
+				}
+				if got, want := s.Text(), "0/5000 nodes: NodeResourcesFit: Insufficient cpu (4990), TaintToleration: node(s) had untolerated taint(s) (10)"; got != want {
+					t.Errorf("summary %q, want %q", got, want)
+				}
+			case recorder.Bound:
+				if len(s.TopScores) != 10 || s.TopScores[0].Score != 99*int64(len(scorePlugins)) {
+					t.Errorf("top scores %v", s.TopScores)
+				}
+				if ann[SelectedNode] != "node-000099" {
+					t.Errorf("selected-node %q", ann[SelectedNode])
+				}
+			}
+		})
+	}
+}
+
+// A small cluster gets kube-scheduler-simulator's annotations, in its shapes.
+func TestUpstreamAnnotations(t *testing.T) {
+	a := recorder.NewAttempt(types.NamespacedName{Namespace: "default", Name: "web-1"}, "uid-1", "default-scheduler", 2,
+		recorder.NewPlugins([]string{"NodeResourcesFit"}, map[string]int64{"NodeResourcesFit": 2}))
+	a.Outcome, a.SelectedNode = recorder.Bound, "n1"
+	a.SetFilter("n1", "NodeResourcesFit", recorder.Passed)
+	a.SetFilter("n2", "NodeResourcesFit", "Insufficient cpu")
+	a.SetScore("n1", "NodeResourcesFit", 40)
+	a.Bind["DefaultBinder"] = recorder.Success
+	r, err := render(a.Result())
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err := r.annotations("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := values(patch)
+	for k, want := range map[string]string{
+		UpstreamPrefix + "filter-result":     `{"n1":{"NodeResourcesFit":"passed"},"n2":{"NodeResourcesFit":"Insufficient cpu"}}`,
+		UpstreamPrefix + "score-result":      `{"n1":{"NodeResourcesFit":"40"}}`,
+		UpstreamPrefix + "finalscore-result": `{"n1":{"NodeResourcesFit":"80"}}`,
+		UpstreamPrefix + "bind-result":       `{"DefaultBinder":"success"}`,
+		UpstreamPrefix + "permit-result":     `{}`,
+		SelectedNode:                         "n1",
+	} {
+		if got[k] != want {
+			t.Errorf("%s = %s, want %s", k, got[k], want)
+		}
+	}
+}
+
+func TestStoreEvictsOldest(t *testing.T) {
+	dir := t.TempDir()
+	s, err := NewStore(dir, 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if err := s.Put("ns", name, []byte("0123456789")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(Path(dir, "ns", name))
+		return err == nil
+	}
+	if exists("a") || !exists("b") || !exists("c") {
+		t.Errorf("after 30 bytes in a 25-byte store: a %v, b %v, c %v; want only a evicted", exists("a"), exists("b"), exists("c"))
+	}
+	// A new store (a restarted scheduler) counts what is there.
+	if _, err := NewStore(dir, 15); err != nil {
+		t.Fatal(err)
+	}
+	if exists("b") || !exists("c") {
+		t.Errorf("reopened at 15 bytes: b %v, c %v; want b evicted", exists("b"), exists("c"))
+	}
+	if matches, _ := filepath.Glob(filepath.Join(dir, "ns", "*.tmp")); len(matches) != 0 {
+		t.Errorf("temporary files left: %v", matches)
+	}
+}

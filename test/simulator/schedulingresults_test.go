@@ -1,0 +1,277 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package simulator_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Annotations and Events of cmd/sim-scheduler (its own module, so not
+// imported here).
+const (
+	resultPrefix      = "kube-scheduler-simulator.sigs.k8s.io/"
+	summaryAnnotation = "sim.x-k8s.io/scheduling-result"
+	resultEventReason = "SchedulingResult"
+	resultsPath       = "/api/v1/schedulingresults/"
+)
+
+type resultSummary struct {
+	Outcome        string `json:"outcome"`
+	SelectedNode   string `json:"selectedNode"`
+	Nodes          int    `json:"nodes"`
+	FilterFailures []struct {
+		Plugin, Reason string
+		Nodes          int
+	} `json:"filterFailures"`
+	TopScores []struct {
+		Node  string
+		Score int64
+	} `json:"topScores"`
+}
+
+type fullResult struct {
+	Name       string                       `json:"name"`
+	Summary    resultSummary                `json:"summary"`
+	Filter     map[string]map[string]string `json:"filter-result"`
+	FinalScore map[string]map[string]string `json:"finalscore-result"`
+}
+
+func cpuPod(name, cpu string) *corev1.Pod {
+	p := testPod("default", name)
+	p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse(cpu)
+	return p
+}
+
+// waitResult waits for the Pod's compact result with the given outcome.
+func waitResult(t *testing.T, c kubernetes.Interface, name, outcome string) (*corev1.Pod, resultSummary) {
+	t.Helper()
+	ctx := ctxWithTimeout(t, 2*time.Minute)
+	var pod *corev1.Pod
+	var s resultSummary
+	waitFor(t, 2*time.Minute, "pod "+name+"'s scheduling result", func() (bool, error) {
+		var err error
+		if pod, err = c.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return false, nil
+		}
+		v, ok := pod.Annotations[summaryAnnotation]
+		if !ok {
+			return false, nil
+		}
+		if err := json.Unmarshal([]byte(v), &s); err != nil {
+			return false, err
+		}
+		return s.Outcome == outcome, nil
+	})
+	return pod, s
+}
+
+func (s *simulator) schedulingResult(t *testing.T, name string) fullResult {
+	t.Helper()
+	status, body := s.do(t, http.MethodGet, resultsPath+"default/"+name, "")
+	if status != http.StatusOK {
+		t.Fatalf("GET %s = %d %s", resultsPath+"default/"+name, status, body)
+	}
+	var r fullResult
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// eventNote waits for the Pod's SchedulingResult Event and returns its note.
+func eventNote(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, prefix string) string {
+	t.Helper()
+	ctx := ctxWithTimeout(t, time.Minute)
+	var note string
+	waitFor(t, time.Minute, "the "+resultEventReason+" event of "+pod.Name, func() (bool, error) {
+		events, err := c.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
+			fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)),
+			fields.OneTermEqualSelector("reason", resultEventReason)).String()})
+		if err != nil {
+			return false, nil
+		}
+		for _, e := range events.Items {
+			if strings.HasPrefix(e.Message, prefix) {
+				note = e.Message
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	return note
+}
+
+// createNodes creates n nodes named <prefix>-<i> with 32 workers.
+func createNodes(t testing.TB, c kubernetes.Interface, prefix string, n int, kwok bool) {
+	t.Helper()
+	ctx := ctxWithTimeout(t, 5*time.Minute)
+	work := make(chan int)
+	errs := make(chan error, 32)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for i := range work {
+				node := fakeNode(fmt.Sprintf("%s-%d", prefix, i))
+				if !kwok {
+					// Nodes kwok leaves alone: the scheduler needs no heartbeat.
+					delete(node.Annotations, "kwok.x-k8s.io/node")
+				}
+				if _, err := c.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for i := range n {
+		select {
+		case work <- i:
+		case err := <-errs:
+			t.Fatalf("creating nodes: %v", err)
+		}
+	}
+	close(work)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		t.Fatalf("creating nodes: %v", err)
+	default:
+	}
+}
+
+// TestSchedulingResults checks that the simulator's scheduler explains its
+// decisions: on the Pod (kube-scheduler-simulator's annotations and a
+// compact summary), in an Event, and in full from the simulator's API.
+func TestSchedulingResults(t *testing.T) {
+	bins := binDir(t)
+	etcd := startEtcd(t, bins, t.TempDir())
+	sim := startSimulator(t, bins, etcd, "/simulators/test/results/uid-1")
+	sim.waitReady(t, 2*time.Minute)
+	c := sim.client(t)
+	ctx := ctxWithTimeout(t, 10*time.Minute)
+	createNodes(t, c, "small", 5, true)
+
+	t.Run("a Pod that fits nowhere shows every node's filter reason", func(t *testing.T) {
+		if _, err := c.CoreV1().Pods("default").Create(ctx, cpuPod("huge", "100"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pod, s := waitResult(t, c, "huge", "Unschedulable")
+		var filter map[string]map[string]string
+		if err := json.Unmarshal([]byte(pod.Annotations[resultPrefix+"filter-result"]), &filter); err != nil {
+			t.Fatalf("filter-result: %v", err)
+		}
+		if len(filter) != 5 {
+			t.Errorf("filter-result has %d nodes, want 5: %v", len(filter), filter)
+		}
+		for node, plugins := range filter {
+			if plugins["NodeResourcesFit"] != "Insufficient cpu" {
+				t.Errorf("node %s: NodeResourcesFit %q, want Insufficient cpu (%v)", node, plugins["NodeResourcesFit"], plugins)
+			}
+		}
+		if len(s.FilterFailures) != 1 || s.FilterFailures[0].Nodes != 5 {
+			t.Errorf("summary filter failures %+v, want NodeResourcesFit on 5 nodes", s.FilterFailures)
+		}
+		note := eventNote(t, c, pod, "0/5 nodes:")
+		if want := "0/5 nodes: NodeResourcesFit: Insufficient cpu (5)"; note != want {
+			t.Errorf("event %q, want %q", note, want)
+		}
+		if full := sim.schedulingResult(t, "huge"); len(full.Filter) != 5 || full.Summary.Outcome != "Unschedulable" {
+			t.Errorf("full result: %d nodes in filter-result, outcome %q", len(full.Filter), full.Summary.Outcome)
+		}
+	})
+
+	t.Run("a Pod that fits shows scores whose maximum is the selected node", func(t *testing.T) {
+		if _, err := c.CoreV1().Pods("default").Create(ctx, cpuPod("web", "500m"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pod, s := waitResult(t, c, "web", "Bound")
+		if pod.Spec.NodeName == "" {
+			// The annotation patch may have raced the informer's view; read again.
+			pod, _ = c.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{})
+		}
+		var final map[string]map[string]string
+		if err := json.Unmarshal([]byte(pod.Annotations[resultPrefix+"finalscore-result"]), &final); err != nil {
+			t.Fatalf("finalscore-result: %v", err)
+		}
+		if len(final) == 0 {
+			t.Fatal("finalscore-result is empty")
+		}
+		best, bestNode := int64(-1), ""
+		totals := map[string]int64{}
+		for node, plugins := range final {
+			for _, v := range plugins {
+				var n int64
+				if _, err := fmt.Sscan(v, &n); err != nil {
+					t.Fatalf("score %q of %s: %v", v, node, err)
+				}
+				totals[node] += n
+			}
+			if totals[node] > best {
+				best, bestNode = totals[node], node
+			}
+		}
+		selected := pod.Annotations[resultPrefix+"selected-node"]
+		if selected != pod.Spec.NodeName || s.SelectedNode != selected {
+			t.Errorf("selected-node %q, summary %q, bound to %q", selected, s.SelectedNode, pod.Spec.NodeName)
+		}
+		// Ties are broken at random: the selected node has the best total.
+		if totals[selected] != best {
+			t.Errorf("selected %s scored %d, but %s scored %d (%v)", selected, totals[selected], bestNode, best, totals)
+		}
+		if len(s.TopScores) == 0 || s.TopScores[0].Node != selected || s.TopScores[0].Score != best {
+			t.Errorf("top scores %+v, want the selected %s with the best %d first", s.TopScores, selected, best)
+		}
+		note := eventNote(t, c, pod, "scheduled to "+selected)
+		t.Logf("event: %s", note)
+	})
+
+	t.Run("at 5,000 nodes the Pod stays under the annotation limit, the full result is retrievable", func(t *testing.T) {
+		createNodes(t, c, "big", 5000, false)
+		if _, err := c.CoreV1().Pods("default").Create(ctx, cpuPod("huge-5k", "100"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pod, s := waitResult(t, c, "huge-5k", "Unschedulable")
+		size := 0
+		for k, v := range pod.Annotations {
+			size += len(k) + len(v)
+		}
+		t.Logf("annotations of a Pod unschedulable on 5,005 nodes: %d bytes", size)
+		if s.Nodes != 5005 || len(s.FilterFailures) != 1 || s.FilterFailures[0].Nodes != 5005 {
+			t.Errorf("summary: %d nodes, failures %+v; want NodeResourcesFit on 5005", s.Nodes, s.FilterFailures)
+		}
+		if _, ok := pod.Annotations[resultPrefix+"filter-result"]; ok {
+			t.Errorf("filter-result on the Pod at 5,005 nodes (%d bytes)", len(pod.Annotations[resultPrefix+"filter-result"]))
+		}
+		full := sim.schedulingResult(t, "huge-5k")
+		if len(full.Filter) != 5005 {
+			t.Errorf("full result has %d nodes in filter-result, want 5005", len(full.Filter))
+		}
+		eventNote(t, c, pod, "0/5005 nodes: NodeResourcesFit: Insufficient cpu (5005)")
+	})
+}
