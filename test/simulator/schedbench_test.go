@@ -19,9 +19,9 @@ package simulator_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,15 +37,18 @@ import (
 
 // BenchmarkSchedulingThroughput measures, in one simulator with 5,000
 // nodes, how fast 1,000 pending Pods are bound by the stock kube-scheduler
-// of `make tools` and by the simulator's own sim-scheduler (which records
-// every plugin's results), each started with all its Pods already pending,
-// and both schedulers' RSS once done:
+// of `make tools` and by sim-scheduler (which records every plugin's
+// results and publishes them as in the simulator), each started the same
+// way as a second scheduler of the cluster with all its Pods already
+// pending, and both schedulers' RSS once done:
 //
 //	go test ./test/simulator -run XXX -bench SchedulingThroughput -benchtime 1x -timeout 30m
 //
 // Both run the default plugins with client QPS 5000, so that the client's
 // rate limit does not hide the scheduler's own cost. The rate is (pods-1)
-// over the time from the first binding to the last.
+// over the time from the first binding to the last. SIM_SCHEDULER_BENCH_ARGS
+// adds flags to sim-scheduler (e.g. --results-workers=0 to leave the
+// publishing out).
 func BenchmarkSchedulingThroughput(b *testing.B) {
 	const nodes, pods = 5000, 1000
 	bins := binDir(b)
@@ -54,11 +57,11 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		b.Fatalf("%s: run make tools", stockBin)
 	}
 	etcd := startEtcd(b, bins, b.TempDir())
+	// The simulator's own scheduler idles: no Pod names its profile.
 	sim := startSimulator(b, bins, etcd, "/simulators/bench/scheduling/uid-1")
 	sim.waitReady(b, 2*time.Minute)
 	c := sim.client(b)
 	createNodes(b, c, "n", nodes, false)
-	const clientConnection = "clientConnection: {qps: 5000, burst: 5000}\n"
 	const header = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 
 	b.ResetTimer()
@@ -83,19 +86,20 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		stock.stop(b, 30*time.Second)
 		deletePods(b, c, "stock")
 
-		// sim-scheduler: a profile for the pending Pods, added by the
-		// simulator's API (which restarts it).
-		createPending(b, c, "sim", "sim-bench", pods)
+		// sim-scheduler, started the same way, with its results published
+		// as in the simulator.
+		createPending(b, c, "sim", "stock-scheduler", pods)
+		var sim2 *proc
 		simRate := measureBinding(b, c, "sim", pods, func() {
-			body := header + clientConnection + "profiles:\n- schedulerName: default-scheduler\n- schedulerName: sim-bench\n"
-			if status, resp := sim.do(b, http.MethodPut, schedulerConfigPath, body); status != http.StatusOK {
-				b.Fatalf("PUT %s = %d %s", schedulerConfigPath, status, resp)
-			}
+			args := []string{"--config=" + cfg, "--secure-port=0", "--results-dir=" + filepath.Join(b.TempDir(), "results")}
+			args = append(args, strings.Fields(os.Getenv("SIM_SCHEDULER_BENCH_ARGS"))...)
+			sim2 = startProc(b, "sim-scheduler", b.TempDir(), nil, filepath.Join(bins, "sim-scheduler"), args...)
 		})
-		_, _, simRSS, err := procStat(sim.processes(b)["kube-scheduler"].PID)
+		_, _, simRSS, err := procStat(sim2.cmd.Process.Pid)
 		if err != nil {
 			b.Fatal(err)
 		}
+		sim2.stop(b, 30*time.Second)
 		b.StopTimer()
 		b.Logf("%d pods on %d nodes: stock kube-scheduler %.1f pods/s (RSS %d MiB), sim-scheduler %.1f pods/s (RSS %d MiB): %.2fx",
 			pods, nodes, stockRate, stockRSS/1024, simRate, simRSS/1024, simRate/stockRate)
