@@ -164,6 +164,8 @@ func statusText(s *fwk.Status) string {
 	}
 }
 
+var zeros [maxIndexed]int64
+
 // rowLocked is the node's row, added if new.
 func (a *Attempt) rowLocked(node string) int {
 	if i, ok := a.index[node]; ok {
@@ -172,10 +174,14 @@ func (a *Attempt) rowLocked(node string) int {
 	i := len(a.rows)
 	a.index[node] = int32(i)
 	a.rows = append(a.rows, row{node: node})
-	for range a.plugins.Score {
-		a.raw = append(a.raw, 0)
-		a.norm = append(a.norm, 0)
+	z := zeros[:]
+	if n := len(a.plugins.Score); n <= len(zeros) {
+		z = zeros[:n]
+	} else {
+		z = make([]int64, n)
 	}
+	a.raw = append(a.raw, z...)
+	a.norm = append(a.norm, z...)
 	return i
 }
 

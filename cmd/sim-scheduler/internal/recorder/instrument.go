@@ -163,6 +163,9 @@ func (r *Recorder) begin(fw framework.Framework, state fwk.CycleState, podInfo *
 func (r *Recorder) scheduled(fw framework.Framework, a *Attempt, res scheduler.ScheduleResult, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.done {
+		return
+	}
 	a.SelectedNode = res.SuggestedHost
 	a.EvaluatedNodes, a.FeasibleNodes = res.EvaluatedNodes, res.FeasibleNodes
 	var fitErr *framework.FitError
@@ -221,6 +224,7 @@ func (r *Recorder) finish(a *Attempt, outcome Outcome, node, message string) {
 		return
 	}
 	a.done = true
+	a.index = nil // only recording needs it; the attempt may wait in a queue
 	a.Outcome, a.Message = outcome, message
 	if node != "" {
 		a.SelectedNode = node
