@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strings"
 	"text/template"
+	"text/template/parse"
 )
 
 // Values are what a template may refer to.
@@ -29,11 +30,147 @@ var funcs = template.FuncMap{
 		}
 		return a % b, nil
 	},
+	// In place of the builtin, whose widths ("%999999999d") make strings of
+	// any size.
+	"printf": boundedPrintf,
 }
 
-// Parse compiles one template string.
+// maxWidth bounds a printf width or precision.
+const maxWidth = 256
+
+// allowedFuncs are the functions a template may call: ours and the
+// builtins whose output is no longer than their arguments plus a bound.
+// Escapers (html, js, urlquery) multiply their input's size, call reaches
+// outside.
+var allowedFuncs = map[string]bool{
+	"AddCIDR": true, "mod": true, "printf": true, "print": true, "println": true,
+	"len": true, "index": true, "slice": true,
+	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
+	"and": true, "or": true, "not": true,
+}
+
+// Parse compiles one template string. Templates are rendered per Node and
+// in the request path (validation), so their time and output must be
+// bounded by their length: they may use values, the allowed functions
+// (bounded printf widths), pipelines and if, but neither loops (range) nor
+// what lets one value be used many times over (variables, with) nor
+// template definitions and calls.
 func Parse(s string) (*template.Template, error) {
-	return template.New("").Funcs(funcs).Option("missingkey=error").Parse(s)
+	t, err := template.New("").Funcs(funcs).Option("missingkey=error").Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Templates()) > 1 {
+		return nil, fmt.Errorf("template definitions (define, block) are not allowed")
+	}
+	if t.Tree == nil {
+		return t, nil
+	}
+	if err := checkNode(t.Tree.Root); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// checkNode refuses what Parse does not allow in n and below.
+func checkNode(n parse.Node) error {
+	switch n := n.(type) {
+	case nil:
+		return nil
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			if err := checkNode(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *parse.TextNode, *parse.CommentNode, *parse.DotNode, *parse.FieldNode, *parse.StringNode,
+		*parse.NumberNode, *parse.BoolNode, *parse.NilNode:
+		return nil
+	case *parse.VariableNode:
+		if len(n.Ident) > 0 && n.Ident[0] != "$" {
+			return fmt.Errorf("variables are not allowed")
+		}
+		return nil
+	case *parse.IdentifierNode:
+		if !allowedFuncs[n.Ident] {
+			return fmt.Errorf("function %q is not allowed", n.Ident)
+		}
+		return nil
+	case *parse.ActionNode:
+		return checkNode(n.Pipe)
+	case *parse.IfNode:
+		if err := checkNode(n.Pipe); err != nil {
+			return err
+		}
+		if err := checkNode(n.List); err != nil {
+			return err
+		}
+		return checkNode(n.ElseList)
+	case *parse.PipeNode:
+		if n == nil {
+			return nil
+		}
+		if len(n.Decl) > 0 {
+			return fmt.Errorf("variables are not allowed")
+		}
+		for _, c := range n.Cmds {
+			if err := checkNode(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *parse.CommandNode:
+		for _, a := range n.Args {
+			if err := checkNode(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *parse.ChainNode:
+		return checkNode(n.Node)
+	case *parse.RangeNode:
+		return fmt.Errorf("range is not allowed")
+	case *parse.WithNode:
+		return fmt.Errorf("with is not allowed")
+	case *parse.TemplateNode:
+		return fmt.Errorf("template calls are not allowed")
+	}
+	return fmt.Errorf("%s is not allowed", n)
+}
+
+// boundedPrintf is fmt.Sprintf refusing widths and precisions above
+// maxWidth and those given as arguments (*).
+func boundedPrintf(format string, args ...any) (string, error) {
+	digits := 0
+	inVerb := false
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		switch {
+		case !inVerb:
+			inVerb = c == '%'
+			continue
+		case c == '*':
+			return "", fmt.Errorf("printf: widths from arguments (*) are not allowed")
+		case c >= '0' && c <= '9':
+			digits = digits*10 + int(c-'0')
+			if digits > maxWidth {
+				return "", fmt.Errorf("printf: widths and precisions above %d are not allowed", maxWidth)
+			}
+			continue
+		case c == '.':
+			digits = 0
+			continue
+		case c == '+' || c == '-' || c == '#' || c == ' ' || c == '[' || c == ']':
+			continue
+		}
+		// A verb (or %%) ends the directive.
+		inVerb, digits = false, 0
+	}
+	return fmt.Sprintf(format, args...), nil
 }
 
 // Render evaluates a template string for one Node. Strings without "{{" are

@@ -47,3 +47,47 @@ func TestRender(t *testing.T) {
 		}
 	}
 }
+
+// TestParseBounded: what could make a template cost more than its length
+// is refused when parsed, so validation refuses it before any Node is made.
+func TestParseBounded(t *testing.T) {
+	refused := map[string]string{
+		"range":             `{{ range 1000000000000 }}x{{ end }}`,
+		"variables":         `{{ $x := printf "%9s" .Name }}{{ print $x $x }}`,
+		"with":              `{{ with printf "%9s" .Name }}{{ print . . }}{{ end }}`,
+		"define":            `{{ define "x" }}x{{ end }}`,
+		"template call":     `{{ template "x" }}`,
+		"block":             `{{ block "x" . }}x{{ end }}`,
+		"escapers multiply": `{{ js (js (js .Name)) }}`,
+		"html":              `{{ html .Name }}`,
+		"urlquery":          `{{ urlquery .Name }}`,
+		"call":              `{{ call .Name }}`,
+	}
+	for name, s := range refused {
+		if _, err := Parse(s); err == nil {
+			t.Errorf("%s: Parse(%q) must fail", name, s)
+		}
+	}
+	wide := map[string]string{
+		"width":          `{{ printf "%999999999d" 1 }}`,
+		"precision":      `{{ printf "%.999999999f" 1.0 }}`,
+		"width argument": `{{ printf "%*d" 1000000000 1 }}`,
+	}
+	for name, s := range wide {
+		if _, err := Render(s, Values{}); err == nil {
+			t.Errorf("%s: Render(%q) must fail", name, s)
+		}
+	}
+	allowed := map[string]string{
+		`{{ if eq (mod .Index 2) 0 }}even{{ else }}odd{{ end }}`: "even",
+		`{{ printf "%03d" .Index }}`:                             "000",
+		`{{ .Name | printf "%s-x" }}`:                            "pool-0-x",
+		`{{ $.Pool }}`:                                           "pool",
+		`{{ printf "%%" }}`:                                      "%",
+	}
+	for s, want := range allowed {
+		if got, err := Render(s, Values{Name: "pool-0", Pool: "pool"}); err != nil || got != want {
+			t.Errorf("Render(%q) = %q, %v; want %q", s, got, err, want)
+		}
+	}
+}

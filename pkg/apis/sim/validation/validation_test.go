@@ -180,6 +180,9 @@ func TestValidateNodePool(t *testing.T) {
 		}, want: []string{"FieldValueInvalid spec.template.metadata.annotations[x]"}},
 		{name: "template unknown field", mutate: func(np *sim.NodePool) { np.Spec.Template.Spec.ProviderID = "kwok://{{ .Nope }}" },
 			want: []string{"FieldValueInvalid spec.template.spec.providerID"}},
+		{name: "template loop: its cost is not bounded", mutate: func(np *sim.NodePool) {
+			np.Spec.Template.Metadata.Annotations = map[string]string{"x": "{{ range 1000000000000 }}x{{ end }}"}
+		}, want: []string{"FieldValueInvalid spec.template.metadata.annotations[x]"}},
 		{name: "podCIDR not a CIDR", mutate: func(np *sim.NodePool) { np.Spec.Template.Spec.PodCIDR = "10.0.0.0" },
 			want: []string{"FieldValueInvalid spec.template.spec.podCIDR"}},
 		{name: "AddCIDR with a bad base", mutate: func(np *sim.NodePool) { np.Spec.Template.Spec.PodCIDR = `{{ AddCIDR "x" .Index }}` },

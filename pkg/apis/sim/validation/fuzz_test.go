@@ -1,0 +1,56 @@
+package validation_test
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/install"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
+)
+
+// FuzzValidate decodes what a client could send, as the server does
+// (v1alpha1 JSON, defaulted, converted to internal), and validates it: no
+// input makes validation panic, and every error names a field under
+// metadata, spec or status.
+func FuzzValidate(f *testing.F) {
+	scheme := runtime.NewScheme()
+	install.Install(scheme)
+	decoder := serializer.NewCodecFactory(scheme).UniversalDecoder(sim.SchemeGroupVersion)
+	for _, seed := range []string{
+		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"example","namespace":"default"},"spec":{"corsAllowedOriginList":["http://localhost:3000"]}}`,
+		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"x","namespace":"d"},"spec":{"etcdURL":"https://etcd:2379","kubeAPIServerPort":2379,"image":"a/b:c","podTemplate":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"simulator","args":["-v"]},{"name":"sidecar","image":"x"}]}}}}`,
+		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"Bad.Name","namespace":""},"spec":{"kubeAPIServerPort":70000,"etcdURL":"ftp://x","corsAllowedOriginList":["*","http://a:99999"]}}`,
+		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"NodePool","metadata":{"name":"workers","namespace":"default"},"spec":{"simulatorName":"example","replicas":100,"template":{"metadata":{"labels":{"topology.kubernetes.io/zone":"zone-{{ mod .Index 3 }}"}},"spec":{"podCIDR":"{{ AddCIDR \"10.128.0.0/24\" .Index }}","taints":[{"key":"k","value":"v","effect":"NoSchedule"}]},"status":{"capacity":{"cpu":"16","memory":"64Gi","pods":"110"},"allocatable":{"cpu":"17"}}}}}`,
+		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"NodePool","metadata":{"name":"p","namespace":"d"},"spec":{"simulatorName":"","replicas":-1,"template":{"metadata":{"annotations":{"a":"{{ range 9 }}x{{ end }}"}},"spec":{"providerID":"{{ .Nope }}"}}}}`,
+		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"x","namespace":"d","labels":{"records.sim.x-k8s.io/name":"y"},"finalizers":["a/b"]},"spec":null}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, _, err := decoder.Decode(data, nil, nil)
+		if err != nil {
+			return
+		}
+		var errs field.ErrorList
+		switch o := obj.(type) {
+		case *sim.Simulator:
+			errs = append(validation.ValidateSimulator(o), validation.ValidateSimulatorUpdate(o, o)...)
+		case *sim.NodePool:
+			opts := validation.DefaultOptions()
+			errs = append(validation.ValidateNodePool(o, opts), validation.ValidateNodePoolUpdate(o, o, opts)...)
+			errs = append(errs, validation.ValidateNodePoolStatusUpdate(o, o)...)
+		default:
+			return
+		}
+		for _, e := range errs {
+			if !strings.HasPrefix(e.Field, "metadata") && !strings.HasPrefix(e.Field, "spec") && !strings.HasPrefix(e.Field, "status") {
+				t.Errorf("error without a field path: %v", e)
+			}
+		}
+	})
+}

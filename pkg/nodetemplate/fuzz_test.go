@@ -1,0 +1,50 @@
+package nodetemplate
+
+import (
+	"net/netip"
+	"testing"
+)
+
+// FuzzRender: no template string makes Render panic, and what it renders
+// is bounded by the template's length (see Parse).
+func FuzzRender(f *testing.F) {
+	for _, s := range []string{
+		"plain", "n{{ .Index }}", "{{ .Pool }}/{{ .Name }}", `{{ AddCIDR "10.0.0.0/24" .Index }}`,
+		`{{ AddCIDR "fd00::/64" .Index }}`, "zone-{{ mod .Index 3 }}", `{{ printf "%05d" .Index }}`,
+		`{{ if gt .Index 2 }}big{{ end }}`, `{{ print $ . . }}`, `{{ range 10 }}x{{ end }}`,
+		`{{ $x := .Name }}{{ $x }}`, `{{ printf "%256s%256s" .Name .Pool }}`, "{{", "}}{{", `{{ index .Name 0 }}`,
+		`{{ slice .Name 1 }}`, `{{ js .Name }}`,
+	} {
+		f.Add(s, 7, "pool-7", "pool")
+	}
+	f.Fuzz(func(t *testing.T, s string, index int, name, pool string) {
+		out, err := Render(s, Values{Index: index, Name: name, Pool: pool})
+		if err != nil {
+			return
+		}
+		bound := (len(s) + 1) * (maxWidth + len(name) + len(pool) + 64)
+		if len(out) > bound {
+			t.Errorf("Render(%q) gave %d bytes, more than %d", s, len(out), bound)
+		}
+	})
+}
+
+// FuzzAddCIDR: AddCIDR never panics, and what it returns is a prefix of the
+// same size and family as its input.
+func FuzzAddCIDR(f *testing.F) {
+	f.Add("10.0.0.0/24", 3)
+	f.Add("fd00::/64", 1<<40)
+	f.Add("255.255.255.255/32", 1)
+	f.Add("::/0", 0)
+	f.Fuzz(func(t *testing.T, cidr string, index int) {
+		out, err := AddCIDR(cidr, index)
+		if err != nil {
+			return
+		}
+		in := netip.MustParsePrefix(cidr) // AddCIDR succeeded: it parses
+		got, err := netip.ParsePrefix(out)
+		if err != nil || got.Bits() != in.Bits() || got.Addr().BitLen() != in.Addr().BitLen() {
+			t.Errorf("AddCIDR(%q, %d) = %q (%v), want a prefix like %s", cidr, index, out, err, in)
+		}
+	})
+}
