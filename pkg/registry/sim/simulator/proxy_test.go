@@ -26,7 +26,7 @@ import (
 )
 
 // backend stands in for an inner kube-apiserver.
-func backend(t *testing.T, release <-chan struct{}) *httptest.Server {
+func backend(t testing.TB, release <-chan struct{}) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/echo/", func(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]interface{}{"path": r.URL.Path, "query": r.URL.RawQuery, "header": r.Header})
