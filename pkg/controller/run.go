@@ -55,6 +55,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("making the leader lock: %w", err)
 	}
+	// The identity in the Lease says which replica leads.
+	logger.Info("Campaigning for the reconcilers' lease", "lease", klog.KRef(cfg.Namespace, LeaseName), "identity", id)
 	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		LeaseDuration:   15 * time.Second,

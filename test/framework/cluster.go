@@ -237,19 +237,28 @@ func newCluster(dir string) (*Cluster, error) {
 }
 
 // track records a started process so that Stop stops it, and returns err.
+// Stop stops whatever runs in its place then, after a restart (see
+// restartProcess).
 func (c *Cluster) track(p *process, err error) error {
 	if p != nil {
-		c.addProcess(p)
-		c.onStop(func(ctx context.Context) { p.stop(ctx, stopTimeout) })
+		i := c.addProcess(p)
+		c.onStop(func(ctx context.Context) { c.processAt(i).stop(ctx, stopTimeout) })
 	}
 	return err
 }
 
-// addProcess records a process for LogTails.
-func (c *Cluster) addProcess(p *process) {
+// addProcess records a process for LogTails and returns its index.
+func (c *Cluster) addProcess(p *process) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.processes = append(c.processes, p)
+	return len(c.processes) - 1
+}
+
+func (c *Cluster) processAt(i int) *process {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.processes[i]
 }
 
 // onStop registers what Stop does to undo a step of the start; Stop runs
@@ -330,7 +339,11 @@ func (c *Cluster) UserKubeconfig(user string, groups ...string) (string, error) 
 // certificate and the user and groups in X-Remote-User/X-Remote-Group.
 // Responses then come from sim-apiserver only.
 func (c *Cluster) FrontProxyConfig(user string, groups ...string) *rest.Config {
-	cfg := restConfig(c.SimAPIServerURL(), c.simCA.certPEM(), c.frontProxyClient)
+	return c.frontProxyConfig(c.SimAPIServerURL(), user, groups)
+}
+
+func (c *Cluster) frontProxyConfig(url, user string, groups []string) *rest.Config {
+	cfg := restConfig(url, c.simCA.certPEM(), c.frontProxyClient)
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return &requestHeaderRoundTripper{user: user, groups: groups, next: rt}
 	}

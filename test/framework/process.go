@@ -54,7 +54,19 @@ func startProcess(ctx context.Context, name, logDir, binary string, args ...stri
 
 // startProcessWithEnv is startProcess with env added to the environment.
 func startProcessWithEnv(ctx context.Context, name, logDir string, env map[string]string, binary string, args ...string) (*process, error) {
-	logPath := filepath.Join(logDir, name+".log")
+	var environ []string
+	if len(env) > 0 {
+		environ = os.Environ()
+		for k, v := range env {
+			environ = append(environ, k+"="+v)
+		}
+	}
+	return startCommand(ctx, name, filepath.Join(logDir, name+".log"), environ, binary, args...)
+}
+
+// startCommand starts binary with args and environ (nil: the test's own) in
+// a new process group, with stdout and stderr appended to logPath.
+func startCommand(ctx context.Context, name, logPath string, environ []string, binary string, args ...string) (*process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening log of %s: %w", name, err)
@@ -64,12 +76,7 @@ func startProcessWithEnv(ctx context.Context, name, logDir string, env map[strin
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = sysProcAttr()
-	if len(env) > 0 {
-		cmd.Env = os.Environ()
-		for k, v := range env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-	}
+	cmd.Env = environ
 	fmt.Fprintf(logFile, "+ %s %s\n", binary, strings.Join(args, " "))
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
@@ -114,6 +121,27 @@ func (p *process) stop(ctx context.Context, timeout time.Duration) {
 	}
 	// Children the process may have left behind in its group.
 	_ = syscall.Kill(pgid, syscall.SIGKILL)
+}
+
+// kill sends SIGKILL to the process group, as a crash would, and returns
+// once the process has been reaped.
+func (p *process) kill() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+}
+
+// again starts the process anew with the same command line and
+// environment, its output appended to the same log. The process must have
+// exited.
+func (p *process) again(ctx context.Context) (*process, error) {
+	if exited, _ := p.exited(); !exited {
+		return nil, fmt.Errorf("%s is still running", p.name)
+	}
+	next, err := startCommand(ctx, p.name, p.logPath, p.cmd.Env, p.cmd.Path, p.cmd.Args[1:]...)
+	if err != nil {
+		return nil, err
+	}
+	return next, nil
 }
 
 // tail returns the last n lines of the process log.

@@ -79,9 +79,14 @@ func startSimAPIServer(ctx context.Context, c *Cluster, binary string, extraArgs
 		return nil, err
 	}
 	c.SimAPIServerPort = port
+	return p, waitForSimAPIServer(ctx, c, p, port)
+}
+
+// waitForSimAPIServer waits until the sim-apiserver p serves on port.
+func waitForSimAPIServer(ctx context.Context, c *Cluster, p *process, port int) error {
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: c.simCA.Pool()}}}
 	url := loopbackURL("https", port) + "/readyz"
-	err = waitFor(ctx, p, simReadyTimeout, func(ctx context.Context) (bool, error) {
+	err := waitFor(ctx, p, simReadyTimeout, func(ctx context.Context) (bool, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return false, err
@@ -95,9 +100,9 @@ func startSimAPIServer(ctx context.Context, c *Cluster, binary string, extraArgs
 		return resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden, nil
 	})
 	if err != nil {
-		return p, fmt.Errorf("waiting for sim-apiserver %s: %w", url, err)
+		return fmt.Errorf("waiting for sim-apiserver %s: %w", url, err)
 	}
-	return p, nil
+	return nil
 }
 
 // registerSimAPIServer routes sim.x-k8s.io through the host aggregator to
@@ -143,8 +148,14 @@ func registerSimAPIServer(ctx context.Context, c *Cluster, p *process) error {
 	if _, err := client.ApiregistrationV1().APIServices().Create(ctx, apiService, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating APIService %s: %w", SimAPIService, err)
 	}
+	return waitForAPIService(ctx, client, p)
+}
+
+// waitForAPIService waits until the host aggregator finds the APIService
+// of sim-apiserver p Available.
+func waitForAPIService(ctx context.Context, client aggregator.Interface, p *process) error {
 	var last *apiregistrationv1.APIServiceCondition
-	err = waitFor(ctx, p, simReadyTimeout, func(ctx context.Context) (bool, error) {
+	err := waitFor(ctx, p, simReadyTimeout, func(ctx context.Context) (bool, error) {
 		got, err := client.ApiregistrationV1().APIServices().Get(ctx, SimAPIService, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
