@@ -39,6 +39,16 @@ run go test -count=1 "$@" ./pkg/... ./cmd/...
 # with hack/build-tools.sh's flags, it reuses that build's cache.
 (cd cmd/sim-scheduler && GOWORK=off CGO_ENABLED=0 run go test -trimpath -count=1 "$@" ./...)
 
+# Every Fuzz target runs its seed corpus with the unit tests above; here
+# the cheap ones also explore for a few seconds each (FUZZTIME=0 skips).
+FUZZTIME="${FUZZTIME:-10s}"
+if [[ "${FUZZTIME}" != "0" ]]; then
+  echo "=== fuzzing (${FUZZTIME} per target)"
+  for target in ./pkg/nodetemplate:FuzzRender ./pkg/nodetemplate:FuzzAddCIDR ./pkg/apis/sim/validation:FuzzValidate; do
+    run go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime "${FUZZTIME}" -parallel 1 "${target%%:*}"
+  done
+fi
+
 # One package at a time: each starts its own control plane.
 echo "=== integration tests"
 run go test -count=1 -p 1 -timeout 30m "$@" ./test/framework/... ./test/simulator/... ./test/integration/...

@@ -1,0 +1,337 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
+)
+
+// statusOf decodes a Status body.
+func statusOf(t testing.TB, body []byte) metav1.Status {
+	t.Helper()
+	var st metav1.Status
+	if err := json.Unmarshal(body, &st); err != nil {
+		t.Fatalf("not a Status: %v\n%s", err, body)
+	}
+	return st
+}
+
+// TestInvalidObjects sends invalid objects through the host, as kubectl
+// would: each is a 422 naming the field, and nothing is stored.
+func TestInvalidObjects(t *testing.T) {
+	host := hostCluster(t)
+	ns := createNamespace(t, "invalid-objects")
+	simulators := fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators", ns)
+	nodepools := fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/nodepools", ns)
+	simulator := func(name, spec string) string {
+		return fmt.Sprintf(`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":%q},"spec":%s}`, name, spec)
+	}
+	pool := func(name, spec string) string {
+		return fmt.Sprintf(`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"NodePool","metadata":{"name":%q},"spec":%s}`, name, spec)
+	}
+	cases := []struct {
+		name, path, body, field string
+	}{
+		{"simulator name not a DNS label", simulators, simulator("Bad.Name", `{}`), "metadata.name"},
+		{"simulator name too long for its Service", simulators, simulator(strings.Repeat("a", 60), `{}`), "metadata.name"},
+		{"port out of range", simulators, simulator("port", `{"kubeAPIServerPort":70000}`), "spec.kubeAPIServerPort"},
+		{"ports equal", simulators, simulator("ports", `{"kubeAPIServerPort":1212}`), "spec.simulatorServerPort"},
+		{"etcd URL scheme", simulators, simulator("etcd", `{"etcdURL":"ftp://x"}`), "spec.etcdURL"},
+		{"CORS origin not a URL", simulators, simulator("cors", `{"corsAllowedOriginList":["::"]}`), "spec.corsAllowedOriginList[0]"},
+		{"image not a reference", simulators, simulator("image", `{"image":"UPPER CASE"}`), "spec.image"},
+		{"podTemplate container without image", simulators, simulator("tmpl", `{"podTemplate":{"spec":{"containers":[{"name":"sidecar"}]}}}`), "spec.podTemplate.spec.containers"},
+		{"nodepool without simulator", nodepools, pool("nosim", `{"simulatorName":""}`), "spec.simulatorName"},
+		{"negative replicas", nodepools, pool("neg", `{"simulatorName":"s","replicas":-1}`), "spec.replicas"},
+		{"replicas above the bound", nodepools, pool("many", `{"simulatorName":"s","replicas":100000000}`), "spec.replicas"},
+		{"template syntax", nodepools, pool("syntax", `{"simulatorName":"s","template":{"metadata":{"labels":{"a":"{{ .Index "}}}}`), "spec.template.metadata.labels[a]"},
+		{"template loop", nodepools, pool("loop", `{"simulatorName":"s","template":{"metadata":{"annotations":{"a":"{{ range 1000000000000 }}x{{ end }}"}}}}`), "spec.template.metadata.annotations[a]"},
+		{"template printf width", nodepools, pool("wide", `{"simulatorName":"s","template":{"spec":{"providerID":"{{ printf \"%999999999d\" 1 }}"}}}`), "spec.template.spec.providerID"},
+		{"podCIDR not a CIDR", nodepools, pool("cidr", `{"simulatorName":"s","template":{"spec":{"podCIDR":"10.0.0.0"}}}`), "spec.template.spec.podCIDR"},
+		{"taint effect", nodepools, pool("taint", `{"simulatorName":"s","template":{"spec":{"taints":[{"key":"k","effect":"Sometimes"}]}}}`), "spec.template.spec.taints[0].effect"},
+		{"allocatable above capacity", nodepools, pool("alloc", `{"simulatorName":"s","template":{"status":{"capacity":{"cpu":"1"},"allocatable":{"cpu":"2"}}}}`), "spec.template.status.allocatable[cpu]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := rawRequestBody(t, host.Config, http.MethodPost, tc.path, tc.body)
+			if code != http.StatusUnprocessableEntity {
+				t.Fatalf("%d, want 422\n%s", code, body)
+			}
+			st := statusOf(t, body)
+			found := false
+			for _, cause := range st.Details.Causes {
+				found = found || strings.HasPrefix(cause.Field, tc.field)
+			}
+			if !found {
+				t.Errorf("causes %+v name no field under %s", st.Details.Causes, tc.field)
+			}
+		})
+	}
+	for _, path := range []string{simulators, nodepools} {
+		code, body := rawRequest(t, host.Config, http.MethodGet, path)
+		var list metav1.PartialObjectMetadataList
+		if err := json.Unmarshal(body, &list); code != http.StatusOK || err != nil || len(list.Items) != 0 {
+			t.Errorf("%s after invalid creations: %d %v\n%s", path, code, err, body)
+		}
+	}
+	if n := recordCount(t.Context(), t, ns); n != 0 {
+		t.Errorf("%d records stored for invalid objects", n)
+	}
+}
+
+// TestOversizeBodies: bodies above the server's limit (3 MiB, as kube's)
+// are 413s, through the host and to sim-apiserver directly; through the
+// proxy the inner apiserver refuses them the same way.
+func TestOversizeBodies(t *testing.T) {
+	host := hostCluster(t)
+	ns := createNamespace(t, "oversize")
+	runningSimulator(t, ns, "big")
+	huge := strings.Repeat("x", 4<<20)
+	object := fmt.Sprintf(`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"huge","annotations":{"a":%q}}}`, huge)
+	simulators := fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators", ns)
+	requests := []struct {
+		name, verb, path, body string
+		cfg                    *rest.Config
+	}{
+		{"create through the host", http.MethodPost, simulators, object, host.Config},
+		{"create directly", http.MethodPost, simulators, object, host.FrontProxyConfig("kubernetes-admin", "system:masters")},
+		{"update through the host", http.MethodPut, simulators + "/big", object, host.Config},
+		{"through the proxy", http.MethodPost, proxyPath(ns, "big", "/api/v1/namespaces/default/configmaps"),
+			fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"huge"},"data":{"a":%q}}`, huge), host.Config},
+	}
+	for _, r := range requests {
+		t.Run(r.name, func(t *testing.T) {
+			code, body := rawRequestBody(t, r.cfg, r.verb, r.path, r.body)
+			if code != http.StatusRequestEntityTooLarge {
+				t.Errorf("%d, want 413\n%.500s", code, body)
+			}
+		})
+	}
+	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Get(t.Context(), "big", metav1.GetOptions{}); err != nil {
+		t.Errorf("the server after oversize bodies: %v", err)
+	}
+}
+
+// TestPlantedRecords: records written into the server's namespace by
+// someone else (an admin, a bug), malformed or contradicting themselves,
+// never take the server down: it stays up, lists, watches and reconciles.
+func TestPlantedRecords(t *testing.T) {
+	host := hostCluster(t)
+	ctx := t.Context()
+	ns := createNamespace(t, "planted")
+	sims := simClient(t).SimV1alpha1().Simulators(ns)
+	pid, err := host.ProcessPID("sim-apiserver")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := sims.Create(ctx, newSimulator("good"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := sims.Watch(ctx, metav1.ListOptions{ResourceVersion: good.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	labels := func(name string) map[string]string {
+		return map[string]string{hoststore.LabelResource: "simulators.sim.x-k8s.io", hoststore.LabelNamespace: ns, hoststore.LabelName: name}
+	}
+	simulatorJSON := func(namespace, name string) string {
+		return fmt.Sprintf(`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":%q,"namespace":%q,"uid":"planted"},"spec":{}}`, name, namespace)
+	}
+	planted := map[string]map[string]string{
+		"no-data":      nil,
+		"empty":        {"object": ""},
+		"not-json":     {"object": "{not json"},
+		"binary":       {"object": "\x00\xff\xfe" + strings.Repeat("\x01", 1000)},
+		"null":         {"object": "null"},
+		"wrong-kind":   {"object": `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"wrong-kind"}}`},
+		"unknown-gv":   {"object": `{"apiVersion":"sim.x-k8s.io/v9","kind":"Simulator","metadata":{"name":"unknown-gv"}}`},
+		"nodepool":     {"object": `{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"NodePool","metadata":{"name":"nodepool"},"spec":{"simulatorName":"good"}}`},
+		"other-name":   {"object": simulatorJSON(ns, "someone-else")},
+		"other-ns":     {"object": simulatorJSON("kube-system", "other-ns")},
+		"deep":         {"object": strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000)},
+		"bad-rv-field": {"object": `{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"bad-rv-field","resourceVersion":"x","generation":-5,"deletionTimestamp":"never"}}`},
+	}
+	for name, data := range planted {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "planted-" + name, Namespace: framework.SimNamespace, Labels: labels(name)}, Data: data}
+		if _, err := host.Client.CoreV1().ConfigMaps(framework.SimNamespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = host.Client.CoreV1().ConfigMaps(framework.SimNamespace).Delete(context.Background(), cm.Name, metav1.DeleteOptions{})
+		})
+	}
+
+	// Reads go on: the good simulator is listed, the planted ones are each
+	// read or refused, with no 5xx but for their own corruption.
+	list, err := sims.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("list with planted records: %v", err)
+	}
+	var names []string
+	for _, s := range list.Items {
+		names = append(names, s.Namespace+"/"+s.Name)
+	}
+	t.Logf("listed with planted records: %v", names)
+	if !strings.Contains(strings.Join(names, " "), ns+"/good") {
+		t.Errorf("the good simulator is not listed: %v", names)
+	}
+	if _, err := kubectl(t, host.KubeconfigPath, "get", "simulators", "-A"); err != nil {
+		t.Errorf("kubectl get simulators -A: %v", err)
+	}
+	for name := range planted {
+		_, err := sims.Get(ctx, name, metav1.GetOptions{})
+		t.Logf("get of planted %s: %v", name, err)
+	}
+	// Writes, watches and the reconciler go on.
+	if _, err := sims.Create(ctx, newSimulator("after"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForPod(t, ns, "after", 1)
+	waitFault(t, "the watch to see the simulator created after the planting", func(ctx context.Context) (bool, error) {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return false, fmt.Errorf("the watch ended")
+			}
+			if ev.Type == watch.Error {
+				return false, fmt.Errorf("watch error: %v", ev.Object)
+			}
+			m, err := metaOf(ev.Object)
+			return err == nil && ev.Type == watch.Added && m.GetName() == "after", nil
+		default:
+			return false, nil
+		}
+	})
+	if now, err := host.ProcessPID("sim-apiserver"); err != nil || now != pid {
+		t.Errorf("sim-apiserver went down: pid %d → %d, %v", pid, now, err)
+	}
+}
+
+func metaOf(obj interface{}) (metav1.Object, error) {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return nil, fmt.Errorf("%T has no metadata", obj)
+	}
+	return m, nil
+}
+
+var (
+	pemBlock = regexp.MustCompile(`-----BEGIN [A-Z ]+-----`)
+	jwt      = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`)
+)
+
+// credentialsIn returns what in text looks like a credential: a PEM block,
+// a JWT, or one of the given secrets.
+func credentialsIn(text string, secrets ...string) []string {
+	found := pemBlock.FindAllString(text, 3)
+	found = append(found, jwt.FindAllString(text, 3)...)
+	for _, s := range secrets {
+		if s != "" && strings.Contains(text, s) {
+			found = append(found, s[:min(len(s), 12)]+"…")
+		}
+	}
+	return found
+}
+
+// TestNoCredentialsInOutput mints every kind of credential the server
+// hands out and provokes its errors, then looks for credentials in events,
+// status, error messages and the logs of every process of the run.
+func TestNoCredentialsInOutput(t *testing.T) {
+	host := hostCluster(t)
+	ctx := t.Context()
+	ns := createNamespace(t, "nocreds")
+	runningSimulator(t, ns, "vault")
+	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Create(ctx, newSimulator("pending"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tokenCfg, err := clientcmd.BuildConfigFromFlags("", fetchKubeconfig(t, ns, "vault", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	directCfg, err := clientcmd.BuildConfigFromFlags("", fetchKubeconfig(t, ns, "vault", "?mode=direct"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := host.Client.CoreV1().Secrets(ns).Get(ctx, "sim-vault-credentials", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := []string{tokenCfg.BearerToken, string(directCfg.KeyData)}
+	for _, v := range secret.Data {
+		secrets = append(secrets, string(v))
+	}
+
+	// Errors, each with its message.
+	var outputs []string
+	for _, r := range []struct {
+		cfg  *rest.Config
+		path string
+	}{
+		{host.Config, kubeconfigPath(ns, "vault", "?expirationSeconds=5")},
+		{host.Config, kubeconfigPath(ns, "vault", "?mode=nope")},
+		{host.Config, kubeconfigPath(ns, "pending", "")},
+		{host.Config, proxyPath(ns, "pending", "/api")},
+		{mustUserConfig(t, "nobody"), kubeconfigPath(ns, "vault", "")},
+		{tokenCfg, proxyPath(ns, "pending", "/api")},
+	} {
+		code, body := rawRequest(t, r.cfg, http.MethodGet, r.path)
+		if code < 400 {
+			t.Errorf("GET %s: %d, want an error", r.path, code)
+		}
+		outputs = append(outputs, string(body))
+	}
+	// Status and events.
+	for _, name := range []string{"vault", "pending"} {
+		s, err := simClient(t).SimV1alpha1().Simulators(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, _ := json.Marshal(s)
+		outputs = append(outputs, string(status))
+	}
+	events, err := host.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventsJSON, _ := json.Marshal(events)
+	outputs = append(outputs, string(eventsJSON))
+	for i, out := range outputs {
+		if found := credentialsIn(out, secrets...); len(found) > 0 {
+			t.Errorf("output %d holds credentials %q:\n%.1000s", i, found, out)
+		}
+	}
+
+	// The logs of every process so far: the host's, sim-apiserver's and the
+	// simulators' (inner kube-apiserver, scheduler, kwok, etcd).
+	logs, err := filepath.Glob(filepath.Join(host.Dir, "logs", "*.log"))
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("no logs: %v", err)
+	}
+	for _, path := range logs {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found := credentialsIn(string(data), secrets...); len(found) > 0 {
+			t.Errorf("%s holds credentials %q", path, found)
+		}
+	}
+	t.Logf("searched %d outputs and %d logs", len(outputs), len(logs))
+}
