@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -44,8 +45,11 @@ type Config struct {
 }
 
 // Run elects a leader and, while this replica leads, runs the reconcilers.
-// It returns when ctx ends; losing the lease ends the process, as in kube's
-// controller-manager, so that a new term starts from clean caches.
+// It returns when ctx ends. A lost lease (the host unreachable past the
+// renew deadline, e.g. while its apiserver restarts) ends the term: the
+// reconcilers stop and the replica campaigns again, for a new term with
+// fresh reconcilers and caches. The process goes on: it also serves the
+// API, which must outlive a host outage.
 func Run(ctx context.Context, cfg Config) error {
 	logger := klog.FromContext(ctx)
 	hostname, _ := os.Hostname()
@@ -55,30 +59,41 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("making the leader lock: %w", err)
 	}
-	// The identity in the Lease says which replica leads.
-	logger.Info("Campaigning for the reconcilers' lease", "lease", klog.KRef(cfg.Namespace, LeaseName), "identity", id)
-	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
-		Lock:            lock,
-		LeaseDuration:   15 * time.Second,
-		RenewDeadline:   10 * time.Second,
-		RetryPeriod:     2 * time.Second,
-		ReleaseOnCancel: true,
-		Name:            LeaseName,
-		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(ctx context.Context) {
-				if err := runReconcilers(ctx, cfg); err != nil {
-					logger.Error(err, "Reconcilers stopped")
-				}
+	for {
+		// The identity in the Lease says which replica leads.
+		logger.Info("Campaigning for the reconcilers' lease", "lease", klog.KRef(cfg.Namespace, LeaseName), "identity", id)
+		// A term's reconcilers end with the term's context; the next term
+		// starts once they have returned. (Should leaderelection's goroutine
+		// start only after the term ended, it finds its context done and
+		// returns at once.)
+		var led atomic.Bool
+		termDone := make(chan struct{})
+		leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+			Lock:            lock,
+			LeaseDuration:   15 * time.Second,
+			RenewDeadline:   10 * time.Second,
+			RetryPeriod:     2 * time.Second,
+			ReleaseOnCancel: true,
+			Name:            LeaseName,
+			Callbacks: leaderelection.LeaderCallbacks{
+				OnStartedLeading: func(ctx context.Context) {
+					led.Store(true)
+					defer close(termDone)
+					if err := runReconcilers(ctx, cfg); err != nil {
+						logger.Error(err, "Reconcilers stopped")
+					}
+				},
+				OnStoppedLeading: func() {},
 			},
-			OnStoppedLeading: func() {
-				if ctx.Err() == nil {
-					klog.FromContext(ctx).Info("Lost the reconcilers' lease; exiting")
-					klog.FlushAndExit(klog.ExitFlushTimeout, 1)
-				}
-			},
-		},
-	})
-	return nil
+		})
+		if led.Load() {
+			<-termDone
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		logger.Info("Lost the reconcilers' lease; the reconcilers stopped")
+	}
 }
 
 func runReconcilers(ctx context.Context, cfg Config) error {

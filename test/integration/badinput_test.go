@@ -286,7 +286,7 @@ func TestNoCredentialsInOutput(t *testing.T) {
 	}{
 		{host.Config, kubeconfigPath(ns, "vault", "?expirationSeconds=5")},
 		{host.Config, kubeconfigPath(ns, "vault", "?mode=nope")},
-		{host.Config, kubeconfigPath(ns, "pending", "")},
+		{host.Config, kubeconfigPath(ns, "missing", "")},
 		{host.Config, proxyPath(ns, "pending", "/api")},
 		{mustUserConfig(t, "nobody"), kubeconfigPath(ns, "vault", "")},
 		{tokenCfg, proxyPath(ns, "pending", "/api")},

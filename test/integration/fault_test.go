@@ -385,9 +385,11 @@ func TestFaultHostAPIServerRestart(t *testing.T) {
 	configMaps := factory.Core().V1().ConfigMaps()
 	configMaps.Informer() // before Start, which starts the informers asked for so far
 	informerCtx, stopInformer := context.WithCancel(ctx)
-	defer stopInformer()
 	factory.Start(informerCtx.Done())
-	defer factory.Shutdown()
+	defer func() {
+		stopInformer()
+		factory.Shutdown()
+	}()
 	syncCtx, cancelSync := context.WithTimeout(ctx, leaseBound)
 	defer cancelSync()
 	if !cache.WaitForCacheSync(syncCtx.Done(), configMaps.Informer().HasSynced) {
