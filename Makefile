@@ -8,7 +8,7 @@ VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v
 IMAGE_REPO ?= sim.x-k8s.io
 LDFLAGS    := -X sigs.k8s.io/simulator-apiserver/pkg/version.Version=$(VERSION)
 
-.PHONY: all build tools test test-unit test-integration verify codegen image run lint clean
+.PHONY: all build tools test test-unit test-integration verify codegen image run lint clean bench
 
 all: build
 
@@ -38,6 +38,10 @@ lint:
 ## test: what CI runs — verify, unit tests, then integration tests against a real control plane
 test: verify build tools
 	hack/test.sh
+
+## bench: the benchmarks of DESIGN §8 in one run; figures and ratios in _output/bench/report.md
+bench: build tools
+	hack/bench.sh
 
 ## image: docker build of the images (for users with a Docker engine)
 image:
