@@ -32,6 +32,16 @@ type SimulatorProcess struct {
 	processes []*process
 }
 
+// PIDs returns the process IDs of the simulator and of its etcd, if it runs
+// one; the simulator's own children (kube-apiserver, ...) are theirs.
+func (p *SimulatorProcess) PIDs() []int {
+	pids := make([]int, 0, len(p.processes))
+	for _, proc := range p.processes {
+		pids = append(pids, proc.cmd.Process.Pid)
+	}
+	return pids
+}
+
 // Stop stops the simulator and its etcd.
 func (p *SimulatorProcess) Stop() {
 	for i := len(p.processes) - 1; i >= 0; i-- {
