@@ -139,6 +139,7 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 	if err := host.RestartSimAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
+	restarted := time.Now()
 	for _, name := range names {
 		var got map[string]int
 		waitFault(t, "one of each host object of "+name, func(ctx context.Context) (bool, error) {
@@ -146,6 +147,7 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 			return sameCounts(got, exactlyOneOfEach), nil
 		})
 	}
+	t.Logf("converged %v after the restart", time.Since(restarted).Round(100*time.Millisecond))
 	// Converged means usable: c0 runs with the credentials made around the crash.
 	p, err := host.RunSimulatorAsProcess(ctx, ns, "c0")
 	if err != nil {
@@ -322,6 +324,7 @@ func TestFaultTwoReplicas(t *testing.T) {
 
 	// Kill the leader: the follower takes over and serves alone.
 	follower := simclientset.NewForConfigOrDie(replicas[followerLog])
+	killed := time.Now()
 	if leaderLog == mainLog {
 		err = host.KillSimAPIServer()
 	} else {
@@ -334,6 +337,7 @@ func TestFaultTwoReplicas(t *testing.T) {
 	waitFault(t, "the follower to take the lease", func(ctx context.Context) (bool, error) {
 		return leads(t, followerLog, reconcilerLeaseHolder(ctx, t)), nil
 	})
+	t.Logf("the follower took the lease %v after the leader was killed (lease duration 15s)", time.Since(killed).Round(100*time.Millisecond))
 	if _, err := follower.SimV1alpha1().Simulators(ns).Create(ctx, newSimulator("after"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -396,9 +400,11 @@ func TestFaultHostAPIServerRestart(t *testing.T) {
 		t.Fatal("the informer through the proxy did not sync")
 	}
 
+	down := time.Now()
 	if err := host.RestartKubeAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("kube-apiserver restarted in %v", time.Since(down).Round(100*time.Millisecond))
 
 	// The host serves our API again (the aggregator finds it Available).
 	sims := simClient(t).SimV1alpha1().Simulators(ns)
@@ -406,6 +412,7 @@ func TestFaultHostAPIServerRestart(t *testing.T) {
 		s, err := sims.Get(ctx, "steady", metav1.GetOptions{})
 		return err == nil && s.Status.Phase == v1alpha1.SimulatorAvailable, nil
 	})
+	t.Logf("simulators served through the host again %v after the restart began", time.Since(down).Round(100*time.Millisecond))
 	// The record informer and the host cache watch again: a new simulator
 	// is made, and its lost Pod is made anew.
 	if _, err := sims.Create(ctx, newSimulator("fresh"), metav1.CreateOptions{}); err != nil {
