@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -117,7 +118,10 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 	}
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
-	go poolCtrl.Run(ctx, 4)
+	// A term ends with both reconcilers stopped, so that the next one starts alone.
+	var wg sync.WaitGroup
+	wg.Go(func() { poolCtrl.Run(ctx, 4) })
 	simCtrl.Run(ctx, 2)
+	wg.Wait()
 	return nil
 }
