@@ -39,7 +39,9 @@ type Host struct {
 	PodsClient corev1client.PodsGetter
 	// Access reaches inner apiservers, for the proxy.
 	Access *inner.Access
-	// Authorizer checks the extra verb of upgrade requests.
+	// Authorizer checks what the caller may do in the host beyond the
+	// request itself: create pods for a podTemplate, the extra verb of
+	// upgrade requests.
 	Authorizer authorizer.Authorizer
 	// Tokens mints the tokens of default kubeconfigs.
 	Tokens corev1client.ServiceAccountsGetter
@@ -71,7 +73,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ho
 		return nil, fmt.Errorf("completing the simulators store: %w", err)
 	}
 	return &Storage{
-		Simulator:  &REST{Store: store, podCheck: podCheck{scheme: scheme, pods: host.PodsClient}},
+		Simulator:  &REST{Store: store, podAccess: podAccess{authorizer: host.Authorizer}, podCheck: podCheck{scheme: scheme, pods: host.PodsClient}},
 		Status:     &StatusREST{store: store},
 		Kubeconfig: &KubeconfigREST{store: store, access: host.Access, tokens: host.Tokens, opts: host.Kubeconfig},
 		Proxy:      &ProxyREST{store: store, access: host.Access, authorizer: host.Authorizer},
@@ -81,17 +83,22 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ho
 // REST serves simulators.
 type REST struct {
 	*genericregistry.Store
-	podCheck podCheck
+	podAccess podAccess
+	podCheck  podCheck
 }
 
-// Create dry-runs the simulator's Pod in the host once the object is valid.
+// Create checks that a caller who shapes the Pod may create Pods, then
+// dry-runs the simulator's Pod in the host once the object is valid.
 func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
-	return r.Store.Create(ctx, obj, r.podCheck.createValidation(createValidation), options)
+	return r.Store.Create(ctx, obj, r.podCheck.createValidation(r.podAccess.createValidation(createValidation)), options)
 }
 
-// Update dry-runs the simulator's Pod in the host when the spec changes.
+// Update does the checks of Create when the spec changes.
 func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	return r.Store.Update(ctx, name, objInfo, r.podCheck.createValidation(createValidation), r.podCheck.updateValidation(updateValidation), forceAllowCreate, options)
+	return r.Store.Update(ctx, name, objInfo,
+		r.podCheck.createValidation(r.podAccess.createValidation(createValidation)),
+		r.podCheck.updateValidation(r.podAccess.updateValidation(updateValidation)),
+		forceAllowCreate, options)
 }
 
 // decorate fills in the status of a simulator or of each in a list.
