@@ -163,6 +163,7 @@ func (c completedConfig) storage() (map[string]rest.Storage, error) {
 		Access:     inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Factory.Core().V1().Secrets().Lister()),
 		Authorizer: c.GenericConfig.Authorization.Authorizer,
 		Tokens:     c.ExtraConfig.HostClient.CoreV1(),
+		Accounts:   c.ExtraConfig.HostCache.Factory.Core().V1().ServiceAccounts().Lister(),
 		Kubeconfig: c.ExtraConfig.Kubeconfig,
 	})
 	if err != nil {

@@ -18,7 +18,7 @@ var ProxyVerbs = []string{"get", "create", "update", "patch", "delete"}
 // proxy and nothing else in the host.
 func ProxyAccess(s *v1alpha1.Simulator) (*corev1.ServiceAccount, *rbacv1.Role, *rbacv1.RoleBinding) {
 	name := sim.SimulatorProxyAccountName(s.Name)
-	meta := metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: Labels(s)}
+	meta := metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: Labels(s), OwnerReferences: []metav1.OwnerReference{OwnerReference(s)}}
 	sa := &corev1.ServiceAccount{ObjectMeta: meta, AutomountServiceAccountToken: new(bool)}
 	role := &rbacv1.Role{
 		ObjectMeta: meta,

@@ -73,6 +73,8 @@ func Secret(s *v1alpha1.Simulator) (*corev1.Secret, error) {
 			Name:      sim.SimulatorSecretName(s.Name),
 			Namespace: s.Namespace,
 			Labels:    Labels(s),
+			// Ours alone: a Secret of this name that is not is never used.
+			OwnerReferences: []metav1.OwnerReference{OwnerReference(s)},
 		},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{

@@ -64,6 +64,8 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      sim.SimulatorPodName(s.Name, s.Generation),
 			Namespace: s.Namespace,
+			// Status and routing trust only the Pods the simulator controls.
+			OwnerReferences: []metav1.OwnerReference{OwnerReference(s)},
 		},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{simulatorContainer(s)},

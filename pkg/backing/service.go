@@ -13,9 +13,10 @@ import (
 func Service(s *v1alpha1.Simulator) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      sim.SimulatorServiceName(s.Name),
-			Namespace: s.Namespace,
-			Labels:    Labels(s),
+			Name:            sim.SimulatorServiceName(s.Name),
+			Namespace:       s.Namespace,
+			Labels:          Labels(s),
+			OwnerReferences: []metav1.OwnerReference{OwnerReference(s)},
 		},
 		Spec: corev1.ServiceSpec{
 			Selector: Labels(s),

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
@@ -17,12 +18,16 @@ var waitingFailures = sets.New(
 	"CreateContainerConfigError", "CreateContainerError", "RunContainerError",
 )
 
-// PickPod chooses, among a simulator's Pods, the one its status speaks for:
-// the Pod of the current generation if there is one, else the newest.
-func PickPod(pods []*corev1.Pod, generation int64) *corev1.Pod {
+// PickPod chooses, among the Pods labelled with a simulator, the one its
+// status speaks for and the proxy routes to: of those the simulator (of that
+// UID) controls, the Pod of the current generation if there is one, else the
+// newest. A Pod that only carries the labels is never picked.
+func PickPod(pods []*corev1.Pod, uid types.UID, generation int64) *corev1.Pod {
 	var best *corev1.Pod
 	for _, p := range pods {
 		switch {
+		case !OwnedBy(p, uid):
+			continue
 		case best == nil:
 			best = p
 		case PodGeneration(p) == generation && PodGeneration(best) != generation:
@@ -74,6 +79,8 @@ func phase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string) {
 	switch {
 	case s.DeletionTimestamp != nil:
 		return sim.SimulatorTerminating, "removing the simulator's Pod, Service and credentials"
+	case s.Annotations[AnnotationNotOwned] != "":
+		return sim.SimulatorFailed, s.Annotations[AnnotationNotOwned]
 	case pod == nil:
 		return sim.SimulatorPending, "waiting for the Pod to be created"
 	case PodGeneration(pod) != s.Generation:

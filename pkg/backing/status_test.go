@@ -8,13 +8,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 )
+
+const exampleUID = "uid-of-example"
 
 func podOf(gen string, mutate func(*corev1.Pod)) *corev1.Pod {
 	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "sim-example-g" + gen, Labels: map[string]string{sim.LabelGeneration: gen}},
-		Spec:       corev1.PodSpec{NodeName: "node-1"},
-		Status:     corev1.PodStatus{Phase: corev1.PodRunning},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            "sim-example-g" + gen,
+			Labels:          map[string]string{sim.LabelGeneration: gen},
+			OwnerReferences: []metav1.OwnerReference{OwnerReference(&v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "example", UID: exampleUID}})},
+		},
+		Spec:   corev1.PodSpec{NodeName: "node-1"},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning},
 	}
 	if mutate != nil {
 		mutate(p)
@@ -82,16 +89,28 @@ func TestPickPod(t *testing.T) {
 	now := metav1.Now()
 	old, cur := podOf("1", nil), podOf("2", nil)
 	curDeleting := podOf("2", func(p *corev1.Pod) { p.DeletionTimestamp = &now })
-	if got := PickPod([]*corev1.Pod{old, cur}, 2); got != cur {
+	if got := PickPod([]*corev1.Pod{old, cur}, exampleUID, 2); got != cur {
 		t.Errorf("want the current generation's pod, got %s", got.Name)
 	}
-	if got := PickPod([]*corev1.Pod{curDeleting, old, cur}, 2); got != cur {
+	if got := PickPod([]*corev1.Pod{curDeleting, old, cur}, exampleUID, 2); got != cur {
 		t.Errorf("want the live pod of the current generation, got %v", got)
 	}
-	if got := PickPod([]*corev1.Pod{old, podOf("0", nil)}, 2); got != old {
+	if got := PickPod([]*corev1.Pod{old, podOf("0", nil)}, exampleUID, 2); got != old {
 		t.Errorf("without one of the current generation, want the newest, got %s", got.Name)
 	}
-	if PickPod(nil, 1) != nil {
+	if PickPod(nil, exampleUID, 1) != nil {
 		t.Error("no pods, no pick")
+	}
+	// Labels alone are anyone's: Pods that another simulator (of the same
+	// name, before a recreate) or nobody controls are never picked.
+	forged := podOf("3", func(p *corev1.Pod) { p.OwnerReferences = nil })
+	other := podOf("3", func(p *corev1.Pod) { p.OwnerReferences[0].UID = "another-uid" })
+	notController := podOf("3", func(p *corev1.Pod) { p.OwnerReferences[0].Controller = nil })
+	otherKind := podOf("3", func(p *corev1.Pod) { p.OwnerReferences[0].Kind = "ReplicaSet" })
+	if got := PickPod([]*corev1.Pod{forged, other, notController, otherKind, old}, exampleUID, 3); got != old {
+		t.Errorf("with Pods the simulator does not control, want its own, got %s (owners %+v)", got.Name, got.OwnerReferences)
+	}
+	if got := PickPod([]*corev1.Pod{forged}, "", 3); got != nil {
+		t.Errorf("a simulator without a UID owns nothing, got %s", got.Name)
 	}
 }

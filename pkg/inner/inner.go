@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
@@ -31,8 +32,10 @@ type Pods interface {
 
 // Target names the simulator to reach and what of its spec matters.
 type Target struct {
-	Namespace  string
-	Name       string
+	Namespace string
+	Name      string
+	// UID is the simulator's: only the Pod and Secret it controls are used.
+	UID        types.UID
 	Generation int64
 	Port       int32
 }
@@ -73,7 +76,7 @@ type Credentials struct {
 // URL returns the inner apiserver's URL at the IP of the simulator's ready Pod
 // of the current generation.
 func (a *Access) URL(t Target) (*url.URL, error) {
-	pod := backing.PickPod(a.pods.SimulatorPods(t.Namespace, t.Name), t.Generation)
+	pod := backing.PickPod(a.pods.SimulatorPods(t.Namespace, t.Name), t.UID, t.Generation)
 	if pod == nil || pod.Status.PodIP == "" || pod.DeletionTimestamp != nil {
 		return nil, fmt.Errorf("simulator %s/%s has no running Pod", t.Namespace, t.Name)
 	}
@@ -120,6 +123,10 @@ func (a *Access) entry(t Target) (*entry, error) {
 	secret, err := a.secrets.Secrets(t.Namespace).Get(sim.SimulatorSecretName(t.Name))
 	if err != nil {
 		return nil, fmt.Errorf("reading the credentials of simulator %s/%s: %w", t.Namespace, t.Name, err)
+	}
+	if !backing.OwnedBy(secret, t.UID) {
+		// Someone else's Secret of our name: its keys are not to be trusted.
+		return nil, fmt.Errorf("simulator %s/%s: Secret %s is not controlled by the simulator", t.Namespace, t.Name, secret.Name)
 	}
 	key := t.Namespace + "/" + t.Name
 	a.mu.Lock()

@@ -150,21 +150,31 @@ func TestListPagingAndDeleteCollection(t *testing.T) {
 }
 
 // TestOrphanSweep checks that host objects whose simulator does not exist
-// are removed, and that a user's own object of the same name is not.
+// are removed, and that a user's own objects of the same name or with the
+// same labels, which no simulator controls, are not.
 func TestOrphanSweep(t *testing.T) {
 	host := hostCluster(t)
 	ctx := t.Context()
 	ns := createNamespace(t, "orphans")
 	labels := map[string]string{sim.LabelSimulator: "ghost"}
+	// First, so that every sweep of the owned objects below sees it.
+	usersPod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "users", Labels: labels},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x"}}},
+	}
+	if _, err := host.Client.CoreV1().Pods(ns).Create(ctx, usersPod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	owners := []metav1.OwnerReference{{APIVersion: "sim.x-k8s.io/v1alpha1", Kind: "Simulator", Name: "ghost", UID: "0d5e6f1a-gone", Controller: ptr.To(true)}}
 	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "sim-ghost", Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: "sim-ghost", Labels: labels, OwnerReferences: owners},
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
 	}
 	if _, err := host.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "sim-ghost-g1", Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: "sim-ghost-g1", Labels: labels, OwnerReferences: owners},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x"}}},
 	}
 	if _, err := host.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
@@ -181,6 +191,9 @@ func TestOrphanSweep(t *testing.T) {
 	})
 	if _, err := host.Client.CoreV1().Secrets(ns).Get(ctx, "sim-ghost-credentials", metav1.GetOptions{}); err != nil {
 		t.Errorf("an unlabelled Secret of the user was touched: %v", err)
+	}
+	if _, err := host.Client.CoreV1().Pods(ns).Get(ctx, "users", metav1.GetOptions{}); err != nil {
+		t.Errorf("a labelled Pod of the user, which no simulator controls, was touched: %v", err)
 	}
 }
 

@@ -2,15 +2,20 @@ package integration
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 )
 
 // The attacks of a tenant in a shared cluster: each test is what a user
@@ -165,4 +170,182 @@ func writeManifest(t testing.TB, manifest string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestBackingObjectsMustBeOwned: labels and names are anyone's to forge in
+// a namespace; only the simulator's UID in a controller owner reference
+// makes a host object the simulator's.
+//   - Every object the server makes carries that reference (so the host's GC
+//     follows the simulator too).
+//   - A user's Pod with the simulator's labels, Ready, is neither taken for
+//     the simulator's Pod (which is made all the same) nor counted in its
+//     status nor routed to by the proxy.
+//   - A user's Secret or ServiceAccount made beforehand under the
+//     simulator's names is never used: the simulator is Failed saying so, no
+//     Pod mounts the Secret, no token is minted for the account, and deleting
+//     the simulator leaves them.
+func TestBackingObjectsMustBeOwned(t *testing.T) {
+	host := hostCluster(t)
+	ctx := t.Context()
+	ns := createNamespace(t, "owned")
+	bind(t, ns, "mallory", "edit")
+	waitForAccess(t, ns, "mallory", authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets"})
+	mallory, err := host.UserKubeconfig("mallory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sims := simClient(t).SimV1alpha1().Simulators(ns)
+
+	t.Run("owner references", func(t *testing.T) {
+		s, err := sims.Create(ctx, newSimulator("plain"), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		account := sim.SimulatorProxyAccountName("plain")
+		objects := map[string]func(ctx context.Context) (metav1.Object, error){
+			"Pod": func(ctx context.Context) (metav1.Object, error) {
+				return host.Client.CoreV1().Pods(ns).Get(ctx, sim.SimulatorPodName("plain", 1), metav1.GetOptions{})
+			},
+			"Service": func(ctx context.Context) (metav1.Object, error) {
+				return host.Client.CoreV1().Services(ns).Get(ctx, sim.SimulatorServiceName("plain"), metav1.GetOptions{})
+			},
+			"Secret": func(ctx context.Context) (metav1.Object, error) {
+				return host.Client.CoreV1().Secrets(ns).Get(ctx, sim.SimulatorSecretName("plain"), metav1.GetOptions{})
+			},
+			"ServiceAccount": func(ctx context.Context) (metav1.Object, error) {
+				return host.Client.CoreV1().ServiceAccounts(ns).Get(ctx, account, metav1.GetOptions{})
+			},
+			"Role": func(ctx context.Context) (metav1.Object, error) {
+				return host.Client.RbacV1().Roles(ns).Get(ctx, account, metav1.GetOptions{})
+			},
+			"RoleBinding": func(ctx context.Context) (metav1.Object, error) {
+				return host.Client.RbacV1().RoleBindings(ns).Get(ctx, account, metav1.GetOptions{})
+			},
+		}
+		for kind, get := range objects {
+			var obj metav1.Object
+			eventually(t, "the simulator's "+kind, func(ctx context.Context) (bool, error) {
+				obj, err = get(ctx)
+				return err == nil, nil
+			})
+			ref := metav1.GetControllerOf(obj)
+			if ref == nil || ref.UID != s.UID || ref.Kind != "Simulator" || ref.APIVersion != "sim.x-k8s.io/v1alpha1" || ref.Name != "plain" {
+				t.Errorf("%s %s: controller %+v, want the Simulator plain of UID %s", kind, obj.GetName(), ref, s.UID)
+			}
+		}
+	})
+
+	t.Run("a forged Pod", func(t *testing.T) {
+		// Ready before the simulator exists, with the labels of its first Pod.
+		forged := `apiVersion: v1
+kind: Pod
+metadata:
+  name: forged
+  labels:
+    sim.x-k8s.io/simulator: victim
+    sim.x-k8s.io/generation: "1"
+spec:
+  containers:
+  - name: listener
+    image: attacker.example/listener:latest
+`
+		if out, err := kubectl(t, mallory, "apply", "-n", ns, "-f", writeManifest(t, forged)); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		pod, err := host.Client.CoreV1().Pods(ns).Get(ctx, "forged", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		makeReady(t, *pod)
+		pod, err = host.Client.CoreV1().Pods(ns).Get(ctx, "forged", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod.Status.PodIP, pod.Status.PodIPs = "127.0.0.1", []corev1.PodIP{{IP: "127.0.0.1"}}
+		if _, err := host.Client.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+
+		if _, err := sims.Create(ctx, newSimulator("victim"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// The simulator gets its own Pod: the forged one did not pass for it.
+		own := sim.SimulatorPodName("victim", 1)
+		var s *v1alpha1.Simulator
+		eventually(t, "the simulator's own Pod in its status", func(ctx context.Context) (bool, error) {
+			_, podErr := host.Client.CoreV1().Pods(ns).Get(ctx, own, metav1.GetOptions{})
+			s, err = sims.Get(ctx, "victim", metav1.GetOptions{})
+			return podErr == nil && err == nil && s.Status.PodName == own, nil
+		})
+		if s.Status.Phase == v1alpha1.SimulatorAvailable {
+			t.Errorf("the simulator is Available by a forged Ready Pod: %+v", s.Status)
+		}
+		code, body := rawRequest(t, host.Config, http.MethodGet, proxyPath(ns, "victim", "/api"))
+		if code != http.StatusServiceUnavailable {
+			t.Errorf("proxy with only a forged Pod ready: %d, want 503\n%s", code, body)
+		}
+		if _, err := host.Client.CoreV1().Pods(ns).Get(ctx, "forged", metav1.GetOptions{}); err != nil {
+			t.Errorf("the user's Pod was touched: %v", err)
+		}
+	})
+
+	// What the user plants, labelled as ours so that the server's caches
+	// see it, complete so that it would pass for the simulator's own.
+	planted := map[string]string{
+		"Secret": `apiVersion: v1
+kind: Secret
+metadata:
+  name: sim-victim-secret-credentials
+  labels:
+    sim.x-k8s.io/simulator: victim-secret
+stringData:
+  ca.crt: mallory's
+  ca.key: mallory's
+  apiserver.crt: mallory's
+  apiserver.key: mallory's
+  admin.crt: mallory's
+  admin.key: mallory's
+  sa.key: mallory's
+  sa.pub: mallory's
+`,
+		"ServiceAccount": `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: sim-victim-account-proxy
+  labels:
+    sim.x-k8s.io/simulator: victim-account
+`,
+	}
+	for kind, manifest := range planted {
+		t.Run("a planted "+kind, func(t *testing.T) {
+			name := map[string]string{"Secret": "victim-secret", "ServiceAccount": "victim-account"}[kind]
+			if out, err := kubectl(t, mallory, "apply", "-n", ns, "-f", writeManifest(t, manifest)); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if _, err := sims.Create(ctx, newSimulator(name), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			s := waitForPhase(t, simClient(t), ns, name, v1alpha1.SimulatorFailed)
+			if !strings.Contains(s.Status.Message, kind) || !strings.Contains(s.Status.Message, "not controlled by this simulator") {
+				t.Errorf("status message %q does not say the %s is not the simulator's", s.Status.Message, kind)
+			}
+			if pods := simulatorPods(ctx, t, ns, name); len(pods) != 0 {
+				t.Errorf("a Pod was made with a planted %s: %s", kind, pods[0].Name)
+			}
+			code, body := rawRequest(t, host.Config, http.MethodGet, kubeconfigPath(ns, name, ""))
+			if code < 400 || strings.Contains(string(body), "token:") {
+				t.Errorf("kubeconfig with a planted %s: %d, want an error and no token\n%s", kind, code, body)
+			}
+			if err := sims.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "the simulator to be gone", func(ctx context.Context) (bool, error) {
+				_, err := sims.Get(ctx, name, metav1.GetOptions{})
+				return apierrors.IsNotFound(err), nil
+			})
+			if out, err := kubectl(t, mallory, "get", "-n", ns, strings.ToLower(kind), map[string]string{"Secret": "sim-victim-secret-credentials", "ServiceAccount": "sim-victim-account-proxy"}[kind]); err != nil {
+				t.Errorf("the user's %s went with the simulator: %v\n%s", kind, err, out)
+			}
+		})
+	}
 }

@@ -6,8 +6,10 @@ package simulator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -184,7 +186,9 @@ func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err er
 		if _, err := c.sims.SimV1alpha1().Simulators(namespace).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			return err == nil, err
 		}
-		_, err := c.removeHostObjects(ctx, namespace, name)
+		// Its objects are those a simulator of this name controlled,
+		// whatever its UID was.
+		_, err := c.removeHostObjects(ctx, namespace, name, func(obj metav1.Object) bool { return backing.OwnedByName(obj, name) })
 		return false, err
 	}
 	if err != nil {
@@ -193,6 +197,19 @@ func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err er
 	if s.DeletionTimestamp != nil {
 		return c.finalize(ctx, s)
 	}
+	requeue, err = c.ensureHostObjects(ctx, s)
+	if notOwned := (*notOwnedError)(nil); errors.As(err, &notOwned) {
+		// Retried with backoff: the object that is in the way carries no
+		// label of ours, so no event of it brings the simulator back.
+		return false, errors.Join(err, c.markNotOwned(ctx, s, notOwned.Error()))
+	}
+	if err != nil {
+		return false, err
+	}
+	return requeue, c.touchStatus(ctx, s)
+}
+
+func (c *Controller) ensureHostObjects(ctx context.Context, s *v1alpha1.Simulator) (requeue bool, err error) {
 	if err := c.ensureSecret(ctx, s); err != nil {
 		return false, err
 	}
@@ -202,11 +219,57 @@ func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err er
 	if err := c.ensureProxyAccess(ctx, s); err != nil {
 		return false, err
 	}
-	requeue, err = c.ensurePod(ctx, s)
-	if err != nil {
-		return false, err
+	return c.ensurePod(ctx, s)
+}
+
+// notOwnedError is a host object that has one of a simulator's names but is
+// not controlled by the simulator: a user's, made before it, maybe to be
+// mounted or used as the simulator's. It is never used nor changed.
+type notOwnedError struct {
+	kind, name string
+}
+
+func (e *notOwnedError) Error() string {
+	return fmt.Sprintf("%s %s exists and is not controlled by this simulator, so it is not used; delete it or recreate the simulator under another name", e.kind, e.name)
+}
+
+// ours checks that an object with one of the simulator's names is the simulator's.
+func ours(s *v1alpha1.Simulator, kind string, obj metav1.Object) error {
+	if backing.OwnedBy(obj, s.UID) {
+		return nil
 	}
-	return requeue, c.touchStatus(ctx, s)
+	return &notOwnedError{kind: kind, name: obj.GetName()}
+}
+
+// created interprets the error of creating one of the simulator's objects.
+// AlreadyExists is either the cache being behind on our own object (the next
+// event brings it) or a stranger's object, which the cache, seeing only
+// labelled objects, may not hold: a live read tells them apart.
+func created[T metav1.Object](ctx context.Context, s *v1alpha1.Simulator, kind, name string, err error, get func(context.Context, string, metav1.GetOptions) (T, error)) error {
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	obj, err := get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return ignoreNotFound(err)
+	}
+	return ours(s, kind, obj)
+}
+
+// markNotOwned puts on the simulator the error its status then shows.
+func (c *Controller) markNotOwned(ctx context.Context, s *v1alpha1.Simulator, msg string) error {
+	if s.Annotations[backing.AnnotationNotOwned] == msg {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{backing.AnnotationNotOwned: msg}}})
+	if err != nil {
+		return err
+	}
+	_, err = c.sims.SimV1alpha1().Simulators(s.Namespace).Patch(ctx, s.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "simulator-reconciler"})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 func (c *Controller) ensureSecret(ctx context.Context, s *v1alpha1.Simulator) error {
@@ -214,19 +277,22 @@ func (c *Controller) ensureSecret(ctx context.Context, s *v1alpha1.Simulator) er
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	if current != nil && complete(current) {
-		return nil
+	if current != nil {
+		if err := ours(s, "Secret", current); err != nil {
+			return err
+		}
+		if complete(current) {
+			return nil
+		}
 	}
 	want, err := backing.Secret(s)
 	if err != nil {
 		return fmt.Errorf("making credentials: %w", err)
 	}
 	if current == nil {
-		_, err = c.host.CoreV1().Secrets(s.Namespace).Create(ctx, want, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			return nil // the cache was behind; the next event brings it
-		}
-		return err
+		secrets := c.host.CoreV1().Secrets(s.Namespace)
+		_, err = secrets.Create(ctx, want, metav1.CreateOptions{})
+		return created(ctx, s, "Secret", want.Name, err, secrets.Get)
 	}
 	// Incomplete (edited by hand): make all of it anew, the Pod picks it up on restart.
 	updated := current.DeepCopy()
@@ -248,13 +314,14 @@ func (c *Controller) ensureService(ctx context.Context, s *v1alpha1.Simulator) e
 	want := backing.Service(s)
 	current, err := c.services.Services(s.Namespace).Get(want.Name)
 	if apierrors.IsNotFound(err) {
-		_, err = c.host.CoreV1().Services(s.Namespace).Create(ctx, want, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			return nil
-		}
-		return err
+		services := c.host.CoreV1().Services(s.Namespace)
+		_, err = services.Create(ctx, want, metav1.CreateOptions{})
+		return created(ctx, s, "Service", want.Name, err, services.Get)
 	}
 	if err != nil {
+		return err
+	}
+	if err := ours(s, "Service", current); err != nil {
 		return err
 	}
 	if samePorts(current.Spec.Ports, want.Spec.Ports) && current.Spec.Selector[sim.LabelSimulator] == s.Name {
@@ -285,7 +352,8 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 	logger := klog.FromContext(ctx)
 	haveCurrent := false
 	for _, pod := range c.hostCache.SimulatorPods(s.Namespace, s.Name) {
-		if pod.DeletionTimestamp != nil {
+		// A Pod that only carries our labels is not ours to keep or delete.
+		if pod.DeletionTimestamp != nil || !backing.OwnedBy(pod, s.UID) {
 			continue
 		}
 		stale := backing.PodGeneration(pod) != s.Generation
@@ -306,11 +374,12 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 	if err != nil {
 		return false, fmt.Errorf("building the Pod: %w", err)
 	}
-	_, err = c.host.CoreV1().Pods(s.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+	pods := c.host.CoreV1().Pods(s.Namespace)
+	_, err = pods.Create(ctx, pod, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
-		// The Pod of this generation still terminates (it failed, or was
-		// deleted): try again once it is gone.
-		return true, nil
+		// Ours: the Pod of this generation still terminates (it failed, or
+		// was deleted): try again once it is gone.
+		return true, created(ctx, s, "Pod", pod.Name, err, pods.Get)
 	}
 	if err != nil {
 		return false, fmt.Errorf("creating Pod %s: %w", pod.Name, err)
@@ -333,13 +402,25 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) err
 	if err := c.scheme.Convert(s, internal, nil); err != nil {
 		return err
 	}
-	st := backing.Status(internal, backing.PickPod(c.hostCache.SimulatorPods(s.Namespace, s.Name), s.Generation))
+	// Every host object is the simulator's again: no conflict to report.
+	_, conflict := internal.Annotations[backing.AnnotationNotOwned]
+	// A copy: conversion shares the map with the informer's object.
+	internal.Annotations = maps.Clone(internal.Annotations)
+	delete(internal.Annotations, backing.AnnotationNotOwned)
+	st := backing.Status(internal, backing.PickPod(c.hostCache.SimulatorPods(s.Namespace, s.Name), s.UID, s.Generation))
 	digest := fmt.Sprintf("%s/%s/%d", st.Phase, st.PodName, st.ObservedGeneration)
-	if s.Annotations[AnnotationObservedStatus] == digest {
+	if s.Annotations[AnnotationObservedStatus] == digest && !conflict {
 		return nil
 	}
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, AnnotationObservedStatus, digest)
-	_, err := c.sims.SimV1alpha1().Simulators(s.Namespace).Patch(ctx, s.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "simulator-reconciler"})
+	annotations := map[string]any{AnnotationObservedStatus: digest}
+	if conflict {
+		annotations[backing.AnnotationNotOwned] = nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
+	if err != nil {
+		return err
+	}
+	_, err = c.sims.SimV1alpha1().Simulators(s.Namespace).Patch(ctx, s.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "simulator-reconciler"})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -351,12 +432,13 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (reque
 	if !slices.Contains(s.Finalizers, sim.FinalizerCleanup) {
 		return false, nil
 	}
-	if _, err := c.removeHostObjects(ctx, s.Namespace, s.Name); err != nil {
+	owned := func(obj metav1.Object) bool { return backing.OwnedBy(obj, s.UID) }
+	if _, err := c.removeHostObjects(ctx, s.Namespace, s.Name, owned); err != nil {
 		return false, err
 	}
 	// Purge only once no Pod runs: a running inner apiserver would write
 	// its keys again. (Pod events bring the simulator back here.)
-	if len(c.hostCache.SimulatorPods(s.Namespace, s.Name)) > 0 {
+	if slices.ContainsFunc(c.hostCache.SimulatorPods(s.Namespace, s.Name), func(p *corev1.Pod) bool { return owned(p) }) {
 		return true, nil
 	}
 	if s.Spec.EtcdURL != "" && c.purgeEtcd != nil {
@@ -376,23 +458,27 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (reque
 	return false, err
 }
 
-// removeHostObjects deletes the Pods, Service and Secret labelled with the
-// simulator. It serves both deletion and the sweep of orphans, whose record
-// is gone. It reports whether anything was left to delete.
-func (c *Controller) removeHostObjects(ctx context.Context, namespace, name string) (bool, error) {
+// removeHostObjects deletes the Pods, Service, Secret, ServiceAccount, Role
+// and RoleBinding labelled with the simulator that it controlled (owned
+// says which): a user's object with our labels or names stays. It serves
+// both deletion and the sweep of orphans, whose record is gone. It reports
+// whether anything was left to delete.
+func (c *Controller) removeHostObjects(ctx context.Context, namespace, name string, owned func(metav1.Object) bool) (bool, error) {
 	var errs []error
 	found := false
 	for _, pod := range c.hostCache.SimulatorPods(namespace, name) {
+		if !owned(pod) {
+			continue
+		}
 		found = true
 		if pod.DeletionTimestamp == nil {
 			errs = append(errs, c.deletePod(ctx, pod))
 		}
 	}
-	// Only what the cache holds, which is only what carries our label: a
-	// user's own object that happens to have the name stays.
+	// Only what the cache holds, which is only what carries our label.
 	for _, o := range c.namedObjects(namespace, name) {
 		obj, err := o.get()
-		if err != nil {
+		if err != nil || !owned(obj) {
 			continue
 		}
 		found = true
@@ -440,30 +526,47 @@ func (c *Controller) namedObjects(namespace, name string) []namedObject {
 // simulator's kubeconfig tokens.
 func (c *Controller) ensureProxyAccess(ctx context.Context, s *v1alpha1.Simulator) error {
 	sa, role, binding := backing.ProxyAccess(s)
-	if _, err := c.accounts.ServiceAccounts(s.Namespace).Get(sa.Name); apierrors.IsNotFound(err) {
-		if _, err := c.host.CoreV1().ServiceAccounts(s.Namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating ServiceAccount %s: %w", sa.Name, err)
+	accounts, roles, bindings := c.host.CoreV1().ServiceAccounts(s.Namespace), c.host.RbacV1().Roles(s.Namespace), c.host.RbacV1().RoleBindings(s.Namespace)
+	currentSA, err := c.accounts.ServiceAccounts(s.Namespace).Get(sa.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err := accounts.Create(ctx, sa, metav1.CreateOptions{})
+		if err := created(ctx, s, "ServiceAccount", sa.Name, err, accounts.Get); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	default:
+		if err := ours(s, "ServiceAccount", currentSA); err != nil {
+			return err
 		}
 	}
 	current, err := c.roles.Roles(s.Namespace).Get(role.Name)
 	switch {
 	case apierrors.IsNotFound(err):
-		if _, err := c.host.RbacV1().Roles(s.Namespace).Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating Role %s: %w", role.Name, err)
+		_, err := roles.Create(ctx, role, metav1.CreateOptions{})
+		if err := created(ctx, s, "Role", role.Name, err, roles.Get); err != nil {
+			return err
 		}
 	case err != nil:
 		return err
+	case ours(s, "Role", current) != nil:
+		return ours(s, "Role", current)
 	case !equality.Semantic.DeepEqual(current.Rules, role.Rules):
 		updated := current.DeepCopy()
 		updated.Rules = role.Rules
-		if _, err := c.host.RbacV1().Roles(s.Namespace).Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		if _, err := roles.Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("updating Role %s: %w", role.Name, err)
 		}
 	}
-	if _, err := c.bindings.RoleBindings(s.Namespace).Get(binding.Name); apierrors.IsNotFound(err) {
-		if _, err := c.host.RbacV1().RoleBindings(s.Namespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating RoleBinding %s: %w", binding.Name, err)
-		}
+	currentBinding, err := c.bindings.RoleBindings(s.Namespace).Get(binding.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err := bindings.Create(ctx, binding, metav1.CreateOptions{})
+		return created(ctx, s, "RoleBinding", binding.Name, err, bindings.Get)
+	case err != nil:
+		return err
+	default:
+		return ours(s, "RoleBinding", currentBinding)
 	}
-	return nil
 }

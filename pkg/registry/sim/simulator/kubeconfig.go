@@ -14,10 +14,12 @@ import (
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
 	"sigs.k8s.io/simulator-apiserver/pkg/pki"
 )
@@ -41,10 +43,11 @@ type KubeconfigOptions struct {
 // KubeconfigREST serves simulators/kubeconfig: a kubeconfig that kubectl can
 // use as it is.
 type KubeconfigREST struct {
-	store  *genericregistry.Store
-	access *inner.Access
-	tokens corev1client.ServiceAccountsGetter
-	opts   KubeconfigOptions
+	store    *genericregistry.Store
+	access   *inner.Access
+	tokens   corev1client.ServiceAccountsGetter
+	accounts corelisters.ServiceAccountLister
+	opts     KubeconfigOptions
 }
 
 var _ rest.Connecter = &KubeconfigREST{}
@@ -114,6 +117,18 @@ func (r *KubeconfigREST) proxyKubeconfig(req *http.Request, s *sim.Simulator, ex
 	server := r.opts.ServerURL + fmt.Sprintf("/apis/%s/v1alpha1/namespaces/%s/simulators/%s/proxy", sim.GroupName, s.Namespace, s.Name)
 	seconds := int64(expiration.Seconds())
 	account := sim.SimulatorProxyAccountName(s.Name)
+	// The account must be the simulator's own: a token of a user's account
+	// of that name would carry that user's rights.
+	sa, err := r.accounts.ServiceAccounts(s.Namespace).Get(account)
+	if apierrors.IsNotFound(err) {
+		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("the ServiceAccount %s of simulator %s is not there yet; retry", account, s.Name))
+	}
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if !backing.OwnedBy(sa, s.UID) {
+		return nil, apierrors.NewConflict(sim.Resource("simulators/kubeconfig"), s.Name, fmt.Errorf("ServiceAccount %s is not controlled by the simulator; no token is minted for it", account))
+	}
 	token, err := r.tokens.ServiceAccounts(s.Namespace).CreateToken(req.Context(), account, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds},
 	}, metav1.CreateOptions{})

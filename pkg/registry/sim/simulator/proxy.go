@@ -96,7 +96,7 @@ func reachable(access *inner.Access, s *sim.Simulator) (inner.Target, *url.URL, 
 	if s.Status.Phase != sim.SimulatorAvailable {
 		return inner.Target{}, nil, unavailable(s)
 	}
-	target := inner.Target{Namespace: s.Namespace, Name: s.Name, Generation: s.Generation, Port: s.Spec.KubeAPIServerPort}
+	target := inner.Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: s.Spec.KubeAPIServerPort}
 	u, err := access.URL(target)
 	if err != nil {
 		return inner.Target{}, nil, apierrors.NewServiceUnavailable(err.Error())

@@ -12,6 +12,7 @@ import (
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
@@ -45,6 +46,9 @@ type Host struct {
 	Authorizer authorizer.Authorizer
 	// Tokens mints the tokens of default kubeconfigs.
 	Tokens corev1client.ServiceAccountsGetter
+	// Accounts are the simulators' ServiceAccounts: a token is minted only
+	// for the one its simulator controls.
+	Accounts corelisters.ServiceAccountLister
 	// Kubeconfig says how the host is reached from where kubeconfigs are used.
 	Kubeconfig KubeconfigOptions
 }
@@ -75,7 +79,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ho
 	return &Storage{
 		Simulator:  &REST{Store: store, podAccess: podAccess{authorizer: host.Authorizer}, podCheck: podCheck{scheme: scheme, pods: host.PodsClient}},
 		Status:     &StatusREST{store: store},
-		Kubeconfig: &KubeconfigREST{store: store, access: host.Access, tokens: host.Tokens, opts: host.Kubeconfig},
+		Kubeconfig: &KubeconfigREST{store: store, access: host.Access, tokens: host.Tokens, accounts: host.Accounts, opts: host.Kubeconfig},
 		Proxy:      &ProxyREST{store: store, access: host.Access, authorizer: host.Authorizer},
 	}, nil
 }
@@ -108,7 +112,7 @@ func decorate(pods Pods, obj runtime.Object) {
 		if o.Name == "" {
 			return // a watch bookmark: only a resourceVersion
 		}
-		o.Status = backing.Status(o, backing.PickPod(pods.SimulatorPods(o.Namespace, o.Name), o.Generation))
+		o.Status = backing.Status(o, backing.PickPod(pods.SimulatorPods(o.Namespace, o.Name), o.UID, o.Generation))
 	case *sim.SimulatorList:
 		for i := range o.Items {
 			decorate(pods, &o.Items[i])

@@ -1,0 +1,58 @@
+package backing
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+)
+
+// Labels find a simulator's host objects, but anyone who may create a Pod or
+// a Secret in the namespace can forge them. The controller owner reference,
+// whose UID only the simulator has, is what makes an object the simulator's:
+// the server trusts nothing else, and the host's GC follows it.
+
+// OwnerReference makes an object the simulator's.
+func OwnerReference(s *v1alpha1.Simulator) metav1.OwnerReference {
+	return metav1.OwnerReference{
+		APIVersion: v1alpha1.SchemeGroupVersion.String(),
+		Kind:       "Simulator",
+		Name:       s.Name,
+		UID:        s.UID,
+		Controller: ptr.To(true),
+	}
+}
+
+// controller returns obj's controller reference if it is a Simulator.
+func controller(obj metav1.Object) *metav1.OwnerReference {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	if ref == nil || ref.Kind != "Simulator" {
+		return nil
+	}
+	if gv, err := schema.ParseGroupVersion(ref.APIVersion); err != nil || gv.Group != sim.GroupName {
+		return nil
+	}
+	return ref
+}
+
+// OwnedBy says whether obj is controlled by the simulator of that UID.
+func OwnedBy(obj metav1.Object, uid types.UID) bool {
+	ref := controller(obj)
+	return ref != nil && uid != "" && ref.UID == uid
+}
+
+// OwnedByName says whether obj is controlled by a simulator of that name,
+// whatever its UID: for the objects of a simulator that is gone.
+func OwnedByName(obj metav1.Object, name string) bool {
+	ref := controller(obj)
+	return ref != nil && ref.Name == name
+}
+
+// AnnotationNotOwned is set on a simulator by the reconciler while one of
+// the simulator's host object names is taken by an object the simulator does
+// not control. The reconciler then makes nothing (the Pod would mount a
+// stranger's Secret) and the simulator is Failed, saying which object.
+const AnnotationNotOwned = "sim.x-k8s.io/not-owned"
