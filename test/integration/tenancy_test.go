@@ -2,6 +2,8 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,6 +18,8 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // The attacks of a tenant in a shared cluster: each test is what a user
@@ -347,5 +351,68 @@ metadata:
 				t.Errorf("the user's %s went with the simulator: %v\n%s", kind, err, out)
 			}
 		})
+	}
+}
+
+// TestPlantedRecord: someone who may write ConfigMaps in the server's
+// namespace (but not Pods elsewhere) plants a record listed under their
+// namespace that holds a simulator of another namespace, hoping the
+// reconciler makes its Pod and credentials there. A record that does not
+// hold what its labels and name say is garbage: skipped in lists and
+// watches (so the reconciler never sees it), reported on a get.
+func TestPlantedRecord(t *testing.T) {
+	host := hostCluster(t)
+	ctx := t.Context()
+	mine, victims := createNamespace(t, "planter"), createNamespace(t, "planted-in")
+	sims := simClient(t).SimV1alpha1()
+	if _, err := sims.Simulators(mine).Create(ctx, newSimulator("seed"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	seed := recordOf(t, mine, "seed")
+	var object map[string]any
+	if err := json.Unmarshal([]byte(seed.Data["object"]), &object); err != nil {
+		t.Fatal(err)
+	}
+	meta := object["metadata"].(map[string]any)
+	meta["namespace"], meta["name"], meta["uid"] = victims, "planted", "6f1d2c3b-planted"
+	data, err := json.Marshal(object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := maps.Clone(seed.Labels)
+	labels[hoststore.LabelName] = "planted"
+	record := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "rec-planted", Labels: labels},
+		Data:       map[string]string{"object": string(data)},
+	}
+	records := host.Client.CoreV1().ConfigMaps(framework.SimNamespace)
+	if _, err := records.Create(ctx, record, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = records.Delete(context.Background(), record.Name, metav1.DeleteOptions{}) })
+
+	all, err := sims.Simulators(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all.Items {
+		if s.Name == "planted" {
+			t.Errorf("the planted record is listed as simulator %s/%s", s.Namespace, s.Name)
+		}
+	}
+	if _, err := sims.Simulators(mine).Get(ctx, "planted", metav1.GetOptions{}); err == nil || !strings.Contains(err.Error(), "is labelled") {
+		t.Errorf("get of the planted record: %v, want an error saying it is labelled as one object and holds another", err)
+	}
+	if _, err := sims.Simulators(victims).Get(ctx, "planted", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("get of the planted object where it claims to be: %v, want NotFound", err)
+	}
+	// The reconciler has reconciled a simulator made after the plant: had
+	// it read the planted one, its Pod would be there by now.
+	if _, err := sims.Simulators(victims).Create(ctx, newSimulator("witness"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForPod(t, victims, "witness", 1)
+	if pods := simulatorPods(ctx, t, victims, "planted"); len(pods) != 0 {
+		t.Errorf("the reconciler acted on the planted record: Pod %s/%s", victims, pods[0].Name)
 	}
 }

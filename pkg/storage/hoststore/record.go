@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Labels of a record ConfigMap. The domain is reserved: an object's own
@@ -129,4 +131,21 @@ func keyFor(prefix, key string, namespaced, recursive bool) (scope, error) {
 // other ConfigMap that happens to be in the namespace).
 func isRecord(cm *corev1.ConfigMap, resource string) bool {
 	return cm.Labels[LabelResource] == resource
+}
+
+// checkIdentity makes a record garbage unless it holds the very object its
+// labels and name say: whoever can write a ConfigMap in the records'
+// namespace could otherwise plant one, listed under one namespace, that
+// the reconciler reads as an object of another.
+func checkIdentity(cm *corev1.ConfigMap, resource string, obj runtime.Object) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	labelled := objectRef{resource: cm.Labels[LabelResource], namespace: cm.Labels[LabelNamespace], name: cm.Labels[LabelName]}
+	held := objectRef{resource: resource, namespace: m.GetNamespace(), name: m.GetName()}
+	if labelled != held || cm.Name != held.recordName() {
+		return fmt.Errorf("record %s is labelled %s but holds %s", cm.Name, labelled, held)
+	}
+	return nil
 }

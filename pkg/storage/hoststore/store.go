@@ -155,6 +155,9 @@ func (s *store) decode(cm *corev1.ConfigMap, into runtime.Object) error {
 	if _, _, err := s.codec.Decode([]byte(data), nil, into); err != nil {
 		return fmt.Errorf("record %s cannot be decoded: %w", cm.Name, err)
 	}
+	if err := checkIdentity(cm, s.resource, into); err != nil {
+		return err
+	}
 	rv, err := strconv.ParseUint(cm.ResourceVersion, 10, 64)
 	if err != nil {
 		return fmt.Errorf("record %s has resourceVersion %q: %w", cm.Name, cm.ResourceVersion, err)
