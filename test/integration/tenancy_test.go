@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -416,3 +418,39 @@ func TestPlantedRecord(t *testing.T) {
 		t.Errorf("the reconciler acted on the planted record: Pod %s/%s", victims, pods[0].Name)
 	}
 }
+
+// TestImpersonationCannotBeDropped: a user allowed to use a simulator's
+// proxy sends their request straight to sim-apiserver (as the aggregator
+// would) with a Connection header that names the impersonation headers, so
+// that a reverse proxy drops them as hop-by-hop after the server set them,
+// and the inner apiserver sees only the server's admin certificate. The
+// inner apiserver must still see the caller.
+func TestImpersonationCannotBeDropped(t *testing.T) {
+	host := hostCluster(t)
+	ns := createNamespace(t, "impersonation")
+	simOnlyUser(t, ns, "conn-user")
+	runningSimulator(t, ns, "target")
+	cfg := host.FrontProxyConfig("conn-user", "team-a")
+	wrap := cfg.WrapTransport
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			req = req.Clone(req.Context())
+			req.Header.Set("Connection", "Impersonate-User, Impersonate-Group, Impersonate-Uid")
+			return wrap(rt).RoundTrip(req)
+		})
+	}
+	code, body := rawRequestBody(t, cfg, http.MethodPost,
+		proxyPath(ns, "target", "/apis/authentication.k8s.io/v1/selfsubjectreviews"),
+		`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
+	var review authenticationv1.SelfSubjectReview
+	if err := json.Unmarshal(body, &review); err != nil || code != http.StatusCreated {
+		t.Fatalf("SelfSubjectReview inside: %d %v\n%s", code, err, body)
+	}
+	if u := review.Status.UserInfo; u.Username != "conn-user" || !slices.Contains(u.Groups, "team-a") {
+		t.Errorf("inside the simulator the caller is %+v, want conn-user in team-a", u)
+	}
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -17,6 +17,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/client-go/transport"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
@@ -130,8 +131,20 @@ func (h *proxyHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	out := req.Clone(req.Context())
-	impersonate(out.Header, h.caller)
-	handler := proxy.NewUpgradeAwareHandler(h.location, h.transport, false, false, proxy.NewErrorResponder(h.responder))
+	stripIdentity(out.Header)
+	// The caller's identity is set by the transport, after the reverse proxy
+	// has removed the hop-by-hop headers: a request whose Connection header
+	// names Impersonate-User would otherwise lose it on the way and reach the
+	// inner apiserver as its admin. Upgrades are dialled directly, past the
+	// transport; their request goes through the same round tripper first.
+	identity := transport.ImpersonationConfig{
+		UserName: h.caller.GetName(),
+		UID:      h.caller.GetUID(),
+		Groups:   h.caller.GetGroups(),
+		Extra:    h.caller.GetExtra(),
+	}
+	handler := proxy.NewUpgradeAwareHandler(h.location, transport.NewImpersonatingRoundTripper(identity, h.transport), false, false, proxy.NewErrorResponder(h.responder))
+	handler.UpgradeTransport = proxy.NewUpgradeRequestRoundTripper(h.transport, transport.NewImpersonatingRoundTripper(identity, proxy.MirrorRequest))
 	handler.UseLocationHost = true
 	handler.ServeHTTP(w, out)
 }
@@ -164,13 +177,13 @@ func (h *proxyHandler) authorizeUpgrade(ctx context.Context) error {
 
 // Headers a caller may not pass to the inner apiserver: credentials and
 // identity claims are ours to set.
-var strippedHeaders = []string{"Authorization", "Cookie", "X-Remote-User", "X-Remote-Group"}
+var strippedHeaders = []string{"Authorization", "Cookie", "X-Remote-User", "X-Remote-Group", "X-Remote-Uid"}
 
 var strippedPrefixes = []string{"Impersonate-", "X-Remote-Extra-"}
 
-// impersonate replaces whatever identity the request carried with the caller
-// the host authenticated, for the inner apiserver to act as.
-func impersonate(h http.Header, caller user.Info) {
+// stripIdentity removes whatever identity the request carried. (The
+// impersonating round tripper would keep an Impersonate-User it finds.)
+func stripIdentity(h http.Header) {
 	for _, k := range strippedHeaders {
 		h.Del(k)
 	}
@@ -181,39 +194,4 @@ func impersonate(h http.Header, caller user.Info) {
 			}
 		}
 	}
-	h.Set("Impersonate-User", caller.GetName())
-	if uid := caller.GetUID(); uid != "" {
-		h.Set("Impersonate-Uid", uid)
-	}
-	for _, g := range caller.GetGroups() {
-		h.Add("Impersonate-Group", g)
-	}
-	for k, vs := range caller.GetExtra() {
-		for _, v := range vs {
-			h.Add("Impersonate-Extra-"+headerKeyEscape(k), v)
-		}
-	}
-}
-
-// headerKeyEscape percent-encodes what may not stand in a header name, as
-// client-go does for Impersonate-Extra- keys (RFC 7230 tokens).
-func headerKeyEscape(key string) string {
-	var b strings.Builder
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		if isTokenChar(c) && c != '%' {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, "%%%02X", c)
-	}
-	return b.String()
-}
-
-func isTokenChar(c byte) bool {
-	switch {
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }

@@ -158,6 +158,29 @@ func TestProxyImpersonatesTheCaller(t *testing.T) {
 	}
 }
 
+// TestProxyIdentitySurvivesConnectionHeader: a caller names the identity
+// headers as hop-by-hop, so that the reverse proxy deletes them after they
+// were set and the inner apiserver sees the server's admin certificate alone.
+func TestProxyIdentitySurvivesConnectionHeader(t *testing.T) {
+	back := backend(t, nil)
+	f := front(t, back, alice, false)
+	req, _ := http.NewRequest(http.MethodGet, f.URL+"/echo/api", nil)
+	req.Header.Set("Connection", "Impersonate-User, Impersonate-Group, Impersonate-Uid, Impersonate-Extra-Scopes.example%2Fx")
+	resp, err := f.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close() //nolint:errcheck
+	var got struct{ Header http.Header }
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	h := got.Header
+	if h.Get("Impersonate-User") != "alice" || h.Get("Impersonate-Uid") != "u-1" || len(h.Values("Impersonate-Group")) != 2 || h.Get("Impersonate-Extra-Scopes.example%2Fx") != "a" {
+		t.Errorf("the caller's identity did not reach the backend whole: %v", h)
+	}
+}
+
 func TestProxyStreamsWithoutBuffering(t *testing.T) {
 	release := make(chan struct{})
 	back := backend(t, release)
