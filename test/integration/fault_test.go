@@ -64,8 +64,10 @@ func hostObjectCounts(ctx context.Context, t testing.TB, ns, name string) map[st
 	return counts
 }
 
-// exactlyOneOfEach is what a converged simulator has in the host.
-var exactlyOneOfEach = map[string]int{"Pod": 1, "Service": 1, "Secret": 1, "ServiceAccount": 1, "Role": 1, "RoleBinding": 1}
+// converged is what a converged simulator has in the host: one Pod, Service
+// and Secret, and the ServiceAccount, Role and RoleBinding of each of its
+// two kubeconfig accounts (the writer and the reader).
+var converged = map[string]int{"Pod": 1, "Service": 1, "Secret": 1, "ServiceAccount": 2, "Role": 2, "RoleBinding": 2}
 
 func sameCounts(a, b map[string]int) bool {
 	for k, v := range b {
@@ -144,7 +146,7 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 		var got map[string]int
 		waitFault(t, "one of each host object of "+name, func(ctx context.Context) (bool, error) {
 			got = hostObjectCounts(ctx, t, ns, name)
-			return sameCounts(got, exactlyOneOfEach), nil
+			return sameCounts(got, converged), nil
 		})
 	}
 	t.Logf("converged %v after the restart", time.Since(restarted).Round(100*time.Millisecond))
@@ -160,8 +162,8 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 	}
 	// Nothing was made twice while it settled.
 	for _, name := range names {
-		if got := hostObjectCounts(ctx, t, ns, name); !sameCounts(got, exactlyOneOfEach) {
-			t.Errorf("host objects of %s: %v, want %v", name, got, exactlyOneOfEach)
+		if got := hostObjectCounts(ctx, t, ns, name); !sameCounts(got, converged) {
+			t.Errorf("host objects of %s: %v, want %v", name, got, converged)
 		}
 	}
 	if n := recordCount(ctx, t, ns); n != len(names) {
@@ -346,8 +348,8 @@ func TestFaultTwoReplicas(t *testing.T) {
 		t.Errorf("the new leader %s does not run the reconcilers", followerLog)
 	}
 	for _, name := range []string{"twin", "before", "after"} {
-		if got := hostObjectCounts(ctx, t, ns, name); !sameCounts(got, exactlyOneOfEach) {
-			t.Errorf("host objects of %s: %v, want %v", name, got, exactlyOneOfEach)
+		if got := hostObjectCounts(ctx, t, ns, name); !sameCounts(got, converged) {
+			t.Errorf("host objects of %s: %v, want %v", name, got, converged)
 		}
 	}
 

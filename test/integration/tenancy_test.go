@@ -454,3 +454,87 @@ func TestImpersonationCannotBeDropped(t *testing.T) {
 type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// TestKubeconfigGrantsNoMoreThanTheCaller: a user who may only read
+// through a simulator's proxy asks for its kubeconfig, hoping for a token
+// or a certificate that can write. They get a token that can only read;
+// ?mode=direct (a certificate with every right inside) and a user without
+// the proxy at all get a 403 that says what is missing. A user with every
+// proxy verb gets a kubeconfig that writes, and the direct one.
+func TestKubeconfigGrantsNoMoreThanTheCaller(t *testing.T) {
+	host := hostCluster(t)
+	ctx := t.Context()
+	ns := createNamespace(t, "kubeconfigs")
+	runningSimulator(t, ns, "target")
+	grant := func(user string, rules ...rbacv1.PolicyRule) {
+		role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: rules}
+		if _, err := host.Client.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		binding := &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: user},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+		}
+		if _, err := host.Client.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitForAccess(t, ns, user, authorizationv1.ResourceAttributes{Verb: "get", Group: "sim.x-k8s.io", Resource: "simulators", Subresource: "kubeconfig", Name: "target"})
+	}
+	kubeconfigRule := rbacv1.PolicyRule{APIGroups: []string{"sim.x-k8s.io"}, Resources: []string{"simulators/kubeconfig"}, Verbs: []string{"get"}}
+	grant("reader", kubeconfigRule, rbacv1.PolicyRule{APIGroups: []string{"sim.x-k8s.io"}, Resources: []string{"simulators/proxy"}, Verbs: []string{"get"}})
+	grant("no-proxy", kubeconfigRule)
+	simOnlyUser(t, ns, "writer")
+
+	// fetch gets a kubeconfig as user, waiting out the 503 of accounts the
+	// reconciler has not made yet.
+	fetch := func(user, query string) (int, string) {
+		var code int
+		var body []byte
+		eventually(t, "an answer for "+user, func(context.Context) (bool, error) {
+			code, body = rawRequest(t, mustUserConfig(t, user), http.MethodGet, kubeconfigPath(ns, "target", query))
+			return code != http.StatusServiceUnavailable, nil
+		})
+		if code != http.StatusOK {
+			return code, string(body)
+		}
+		path := filepath.Join(t.TempDir(), "kubeconfig")
+		if err := os.WriteFile(path, body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return code, path
+	}
+
+	code, readerKC := fetch("reader", "")
+	if code != http.StatusOK {
+		t.Fatalf("reader's kubeconfig: %d\n%s", code, readerKC)
+	}
+	if out, err := kubectl(t, readerKC, "get", "ns", "kube-system", "-o", "name"); err != nil || strings.TrimSpace(out) != "namespace/kube-system" {
+		t.Errorf("reading with the reader's kubeconfig: %v\n%s", err, out)
+	}
+	if out, err := kubectl(t, readerKC, "create", "configmap", "by-reader"); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+		t.Errorf("writing with the reader's kubeconfig: %v, want Forbidden\n%s", err, out)
+	}
+	for user, want := range map[string]string{
+		"reader":   "missing create, update, patch, delete",
+		"no-proxy": "cannot get simulators/proxy",
+	} {
+		query := map[string]string{"reader": "?mode=direct", "no-proxy": ""}[user]
+		if code, body := fetch(user, query); code != http.StatusForbidden || !strings.Contains(body, want) {
+			t.Errorf("%s's kubeconfig%s: %d, want 403 saying %q\n%s", user, query, code, want, body)
+		}
+	}
+
+	code, writerKC := fetch("writer", "")
+	if code != http.StatusOK {
+		t.Fatalf("writer's kubeconfig: %d\n%s", code, writerKC)
+	}
+	if out, err := kubectl(t, writerKC, "create", "configmap", "by-writer"); err != nil {
+		t.Errorf("writing with the writer's kubeconfig: %v\n%s", err, out)
+	}
+	if code, direct := fetch("writer", "?mode=direct"); code != http.StatusOK {
+		t.Errorf("writer's direct kubeconfig: %d\n%s", code, direct)
+	} else if out, err := kubectl(t, direct, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"); err != nil || out != "writer" {
+		t.Errorf("the direct kubeconfig acts as %q (%v), want writer", out, err)
+	}
+}

@@ -57,6 +57,12 @@ func SimulatorSecretName(simulator string) string { return "sim-" + simulator + 
 // may reach only this simulator's proxy.
 func SimulatorProxyAccountName(simulator string) string { return "sim-" + simulator + "-proxy" }
 
+// SimulatorProxyReaderAccountName is the ServiceAccount (and Role) whose
+// tokens may only read through this simulator's proxy.
+func SimulatorProxyReaderAccountName(simulator string) string {
+	return "sim-" + simulator + "-proxy-reader"
+}
+
 // SimulatorPodName is the Pod made from one generation of the simulator's spec.
 func SimulatorPodName(simulator string, generation int64) string {
 	return fmt.Sprintf("sim-%s-g%d", simulator, generation)

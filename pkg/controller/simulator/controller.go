@@ -510,22 +510,37 @@ type namedObject struct {
 // of a simulator, read from the cache and deleted through the host.
 func (c *Controller) namedObjects(namespace, name string) []namedObject {
 	core, rbac := c.host.CoreV1(), c.host.RbacV1()
-	account := sim.SimulatorProxyAccountName(name)
-	return []namedObject{
+	objects := []namedObject{
 		{func() (metav1.Object, error) {
 			return c.services.Services(namespace).Get(sim.SimulatorServiceName(name))
 		}, core.Services(namespace).Delete},
 		{func() (metav1.Object, error) { return c.secrets.Secrets(namespace).Get(sim.SimulatorSecretName(name)) }, core.Secrets(namespace).Delete},
-		{func() (metav1.Object, error) { return c.accounts.ServiceAccounts(namespace).Get(account) }, core.ServiceAccounts(namespace).Delete},
-		{func() (metav1.Object, error) { return c.roles.Roles(namespace).Get(account) }, rbac.Roles(namespace).Delete},
-		{func() (metav1.Object, error) { return c.bindings.RoleBindings(namespace).Get(account) }, rbac.RoleBindings(namespace).Delete},
 	}
+	writer, reader := backing.ProxyAccounts(name)
+	for _, account := range []string{writer.Name, reader.Name} {
+		objects = append(objects,
+			namedObject{func() (metav1.Object, error) { return c.accounts.ServiceAccounts(namespace).Get(account) }, core.ServiceAccounts(namespace).Delete},
+			namedObject{func() (metav1.Object, error) { return c.roles.Roles(namespace).Get(account) }, rbac.Roles(namespace).Delete},
+			namedObject{func() (metav1.Object, error) { return c.bindings.RoleBindings(namespace).Get(account) }, rbac.RoleBindings(namespace).Delete},
+		)
+	}
+	return objects
 }
 
-// ensureProxyAccess keeps the ServiceAccount, Role and RoleBinding of the
+// ensureProxyAccess keeps the ServiceAccounts, Roles and RoleBindings of the
 // simulator's kubeconfig tokens.
 func (c *Controller) ensureProxyAccess(ctx context.Context, s *v1alpha1.Simulator) error {
-	sa, role, binding := backing.ProxyAccess(s)
+	writer, reader := backing.ProxyAccounts(s.Name)
+	for _, account := range []backing.ProxyAccount{writer, reader} {
+		if err := c.ensureProxyAccount(ctx, s, account); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Controller) ensureProxyAccount(ctx context.Context, s *v1alpha1.Simulator, account backing.ProxyAccount) error {
+	sa, role, binding := backing.ProxyAccess(s, account)
 	accounts, roles, bindings := c.host.CoreV1().ServiceAccounts(s.Namespace), c.host.RbacV1().Roles(s.Namespace), c.host.RbacV1().RoleBindings(s.Namespace)
 	currentSA, err := c.accounts.ServiceAccounts(s.Namespace).Get(sa.Name)
 	switch {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -11,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -43,11 +46,12 @@ type KubeconfigOptions struct {
 // KubeconfigREST serves simulators/kubeconfig: a kubeconfig that kubectl can
 // use as it is.
 type KubeconfigREST struct {
-	store    *genericregistry.Store
-	access   *inner.Access
-	tokens   corev1client.ServiceAccountsGetter
-	accounts corelisters.ServiceAccountLister
-	opts     KubeconfigOptions
+	store      *genericregistry.Store
+	authorizer authorizer.Authorizer
+	access     *inner.Access
+	tokens     corev1client.ServiceAccountsGetter
+	accounts   corelisters.ServiceAccountLister
+	opts       KubeconfigOptions
 }
 
 var _ rest.Connecter = &KubeconfigREST{}
@@ -70,20 +74,39 @@ func (r *KubeconfigREST) Connect(ctx context.Context, name string, opts runtime.
 	if err != nil {
 		return nil, err
 	}
+	if o.Mode != "" && o.Mode != sim.KubeconfigModeProxy && o.Mode != sim.KubeconfigModeDirect {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("mode %q is not one of %q, %q", o.Mode, sim.KubeconfigModeProxy, sim.KubeconfigModeDirect))
+	}
 	s, caller, err := connectee(ctx, r.store, name)
 	if err != nil {
 		return nil, err
 	}
+	// A kubeconfig never grants more than its caller holds through the proxy.
+	held, err := proxyVerbsHeld(ctx, r.authorizer, caller, s)
+	if err != nil {
+		return nil, err
+	}
+	writer, reader := backing.ProxyAccounts(s.Name)
+	var account backing.ProxyAccount
+	switch {
+	case o.Mode == sim.KubeconfigModeDirect && len(held) < len(backing.ProxyVerbs):
+		// The certificate acts inside as the caller, with every right there.
+		return nil, forbidden(caller, s, fmt.Sprintf("?mode=direct is full use of the simulator and needs %s on simulators/proxy; missing %s",
+			strings.Join(backing.ProxyVerbs, ", "), strings.Join(missing(backing.ProxyVerbs, held), ", ")))
+	case len(held) == len(backing.ProxyVerbs):
+		account = writer
+	case slices.Contains(held, "get"):
+		account = reader
+	default:
+		return nil, forbidden(caller, s, "a kubeconfig uses the simulator's proxy, and the caller cannot get simulators/proxy")
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var cfg *clientcmdapi.Config
 		var err error
-		switch o.Mode {
-		case "", sim.KubeconfigModeProxy:
-			cfg, err = r.proxyKubeconfig(req, s, expiration)
-		case sim.KubeconfigModeDirect:
+		if o.Mode == sim.KubeconfigModeDirect {
 			cfg, err = r.directKubeconfig(s, caller, expiration)
-		default:
-			err = apierrors.NewBadRequest(fmt.Sprintf("mode %q is not one of %q, %q", o.Mode, sim.KubeconfigModeProxy, sim.KubeconfigModeDirect))
+		} else {
+			cfg, err = r.proxyKubeconfig(req, s, account.Name, expiration)
 		}
 		if err != nil {
 			responder.Error(err)
@@ -111,12 +134,36 @@ func kubeconfigExpiration(seconds *int64) (time.Duration, error) {
 	return d, nil
 }
 
+// proxyVerbsHeld returns which of the proxy verbs the caller holds on the
+// simulator (a SubjectAccessReview each, cached by the delegated authorizer).
+func proxyVerbsHeld(ctx context.Context, authz authorizer.Authorizer, caller user.Info, s *sim.Simulator) ([]string, error) {
+	var held []string
+	for _, verb := range backing.ProxyVerbs {
+		decision, _, err := authz.Authorize(ctx, proxyAttributes(caller, s, verb))
+		if err != nil && decision != authorizer.DecisionAllow {
+			return nil, apierrors.NewInternalError(fmt.Errorf("checking %s on simulators/proxy: %w", verb, err))
+		}
+		if decision == authorizer.DecisionAllow {
+			held = append(held, verb)
+		}
+	}
+	return held, nil
+}
+
+func missing(want, held []string) []string {
+	return slices.DeleteFunc(slices.Clone(want), func(v string) bool { return slices.Contains(held, v) })
+}
+
+func forbidden(caller user.Info, s *sim.Simulator, why string) error {
+	return apierrors.NewForbidden(sim.Resource("simulators/kubeconfig"), s.Name,
+		fmt.Errorf("user %q gets no kubeconfig of simulator %q in namespace %q: %s", caller.GetName(), s.Name, s.Namespace, why))
+}
+
 // proxyKubeconfig points at the host's proxy of this simulator with a token
-// that may use that proxy and nothing else.
-func (r *KubeconfigREST) proxyKubeconfig(req *http.Request, s *sim.Simulator, expiration time.Duration) (*clientcmdapi.Config, error) {
+// of account, which may use that proxy (with its verbs) and nothing else.
+func (r *KubeconfigREST) proxyKubeconfig(req *http.Request, s *sim.Simulator, account string, expiration time.Duration) (*clientcmdapi.Config, error) {
 	server := r.opts.ServerURL + fmt.Sprintf("/apis/%s/v1alpha1/namespaces/%s/simulators/%s/proxy", sim.GroupName, s.Namespace, s.Name)
 	seconds := int64(expiration.Seconds())
-	account := sim.SimulatorProxyAccountName(s.Name)
 	// The account must be the simulator's own: a token of a user's account
 	// of that name would carry that user's rights.
 	sa, err := r.accounts.ServiceAccounts(s.Namespace).Get(account)

@@ -150,18 +150,7 @@ func (h *proxyHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 func (h *proxyHandler) authorizeUpgrade(ctx context.Context) error {
-	attrs := authorizer.AttributesRecord{
-		User:            h.caller,
-		Verb:            "create",
-		Namespace:       h.simulator.Namespace,
-		APIGroup:        sim.GroupName,
-		APIVersion:      "v1alpha1",
-		Resource:        "simulators",
-		Subresource:     "proxy",
-		Name:            h.simulator.Name,
-		ResourceRequest: true,
-	}
-	decision, reason, err := h.authorizer.Authorize(ctx, attrs)
+	decision, reason, err := h.authorizer.Authorize(ctx, proxyAttributes(h.caller, h.simulator, "create"))
 	if decision == authorizer.DecisionAllow {
 		return nil
 	}
@@ -173,6 +162,21 @@ func (h *proxyHandler) authorizeUpgrade(ctx context.Context) error {
 		msg += ": " + err.Error()
 	}
 	return apierrors.NewForbidden(sim.Resource("simulators/proxy"), h.simulator.Name, fmt.Errorf("%s", msg))
+}
+
+// proxyAttributes are those of verb on the simulator's proxy by caller.
+func proxyAttributes(caller user.Info, s *sim.Simulator, verb string) authorizer.AttributesRecord {
+	return authorizer.AttributesRecord{
+		User:            caller,
+		Verb:            verb,
+		Namespace:       s.Namespace,
+		APIGroup:        sim.GroupName,
+		APIVersion:      "v1alpha1",
+		Resource:        "simulators",
+		Subresource:     "proxy",
+		Name:            s.Name,
+		ResourceRequest: true,
+	}
 }
 
 // Headers a caller may not pass to the inner apiserver: credentials and

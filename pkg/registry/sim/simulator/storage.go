@@ -79,7 +79,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ho
 	return &Storage{
 		Simulator:  &REST{Store: store, podAccess: podAccess{authorizer: host.Authorizer}, podCheck: podCheck{scheme: scheme, pods: host.PodsClient}},
 		Status:     &StatusREST{store: store},
-		Kubeconfig: &KubeconfigREST{store: store, access: host.Access, tokens: host.Tokens, accounts: host.Accounts, opts: host.Kubeconfig},
+		Kubeconfig: &KubeconfigREST{store: store, authorizer: host.Authorizer, access: host.Access, tokens: host.Tokens, accounts: host.Accounts, opts: host.Kubeconfig},
 		Proxy:      &ProxyREST{store: store, access: host.Access, authorizer: host.Authorizer},
 	}, nil
 }
