@@ -32,7 +32,16 @@ const (
 	credentialsVolume = "credentials"
 	etcdDataVolume    = "etcd-data"
 	etcdDataDir       = "/var/lib/etcd"
+	// The simulator's scratch space (its data directory is a temporary one),
+	// writable whatever the image's /tmp.
+	tmpVolume = "tmp"
+	tmpDir    = "/tmp"
 )
+
+// PodUser is the unprivileged user (and group) the Pod runs as: the
+// distroless "nonroot" user. The Pod passes the restricted Pod Security
+// Standard, so it runs in namespaces that enforce it.
+const PodUser = 65532
 
 // Labels returns the labels that tie a host object to its simulator.
 func Labels(s *v1alpha1.Simulator) map[string]string {
@@ -72,9 +81,19 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 			Volumes: []corev1.Volume{{
 				Name: credentialsVolume,
 				VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-					SecretName: sim.SimulatorSecretName(s.Name), DefaultMode: ptr.To[int32](0o400),
+					// Readable by the Pod's group (fsGroup), not by others.
+					SecretName: sim.SimulatorSecretName(s.Name), DefaultMode: ptr.To[int32](0o440),
 				}},
+			}, {
+				Name: tmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
 			}},
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsNonRoot:   ptr.To(true),
+				RunAsUser:      ptr.To[int64](PodUser),
+				RunAsGroup:     ptr.To[int64](PodUser),
+				FSGroup:        ptr.To[int64](PodUser),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
 			// The simulator needs no host API access, and its own apiserver
 			// would only be confused by the host's service links.
 			AutomountServiceAccountToken:  ptr.To(false),
@@ -138,7 +157,20 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 			PeriodSeconds:    1,
 			FailureThreshold: 3,
 		},
-		VolumeMounts: []corev1.VolumeMount{{Name: credentialsVolume, MountPath: simconfig.DefaultCredentialsDir, ReadOnly: true}},
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: credentialsVolume, MountPath: simconfig.DefaultCredentialsDir, ReadOnly: true},
+			{Name: tmpVolume, MountPath: tmpDir},
+		},
+		SecurityContext: restrictedContainer(),
+	}
+}
+
+// restrictedContainer is what the restricted Pod Security Standard asks of
+// each container beyond the Pod's own security context.
+func restrictedContainer() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 	}
 }
 
@@ -156,7 +188,8 @@ func etcdContainer(s *v1alpha1.Simulator) corev1.Container {
 			fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", sim.EtcdPeerPort),
 			"--log-level=warn",
 		},
-		VolumeMounts: []corev1.VolumeMount{{Name: etcdDataVolume, MountPath: etcdDataDir}},
+		VolumeMounts:    []corev1.VolumeMount{{Name: etcdDataVolume, MountPath: etcdDataDir}},
+		SecurityContext: restrictedContainer(),
 	}
 }
 

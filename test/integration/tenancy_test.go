@@ -544,3 +544,23 @@ func TestKubeconfigGrantsNoMoreThanTheCaller(t *testing.T) {
 		t.Errorf("the direct kubeconfig acts as %q (%v), want writer", out, err)
 	}
 }
+
+// TestPodPassesRestricted: a namespace that enforces the restricted Pod
+// Security Standard takes simulators. The host's PodSecurity admission
+// judges the Pod twice: at the dry-run of create, and when the reconciler
+// makes it.
+func TestPodPassesRestricted(t *testing.T) {
+	host := hostCluster(t)
+	ctx := t.Context()
+	ns := createNamespace(t, "restricted")
+	if _, err := kubectl(t, host.KubeconfigPath, "label", "namespace", ns, "pod-security.kubernetes.io/enforce=restricted"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Create(ctx, newSimulator("strict"), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("a simulator in a restricted namespace: %v", err)
+	}
+	pod := waitForPod(t, ns, "strict", 1)
+	if sc := pod.Spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+		t.Errorf("the Pod may run as root: %+v", sc)
+	}
+}
