@@ -35,10 +35,14 @@ import (
 // TestExampleSimulator is the README's path: kubectl apply the example,
 // kubectl wait for Available; then the inner control plane works through the
 // Pod IP: its scheduler binds a pod to a fake node kwok keeps Ready. Deleting
-// the simulator stops its Pod on the node.
+// the simulator stops its Pod on the node. The namespace enforces the
+// restricted Pod Security Standard: the simulator runs unprivileged.
 func TestExampleSimulator(t *testing.T) {
 	c := hostCluster(t)
 	ns := newNamespace(t, "example-")
+	if _, err := kubectl(t, "label", "namespace", ns, "pod-security.kubernetes.io/enforce=restricted"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := kubectl(t, "apply", "-n", ns, "-f", "artifacts/examples/simulator.yaml"); err != nil {
 		t.Fatal(err)
 	}
