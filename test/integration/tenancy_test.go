@@ -564,3 +564,41 @@ func TestPodPassesRestricted(t *testing.T) {
 		t.Errorf("the Pod may run as root: %+v", sc)
 	}
 }
+
+// TestServerRBACConfined: the server's account, as artifacts/deploy binds
+// it, may mint no token, write no Secret and make no Pod in a namespace that
+// has not opted in (kube-system included); a namespace opts in with the one
+// RoleBinding the manifest documents.
+func TestServerRBACConfined(t *testing.T) {
+	host := hostCluster(t)
+	if _, err := kubectl(t, host.KubeconfigPath, "apply", "-f", filepath.Join(repoRoot, "artifacts/deploy/rbac-server.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	const server = "system:serviceaccount:sim-system:sim-apiserver"
+	canI := func(ns string, args ...string) string {
+		out, _ := kubectl(t, host.KubeconfigPath, append([]string{"auth", "can-i", "-n", ns, "--as=" + server}, args...)...)
+		return strings.TrimSpace(out)
+	}
+	ns := createNamespace(t, "opted-in")
+	for _, check := range [][]string{
+		{"create", "serviceaccounts/token"},
+		{"create", "secrets"},
+		{"update", "secrets"},
+		{"create", "pods"},
+		{"create", "rolebindings"},
+	} {
+		for _, where := range []string{"kube-system", ns} {
+			if got := canI(where, check...); got != "no" {
+				t.Errorf("before any opt-in, can the server %s in %s? %q, want no", strings.Join(check, " "), where, got)
+			}
+		}
+	}
+	if _, err := kubectl(t, host.KubeconfigPath, "create", "rolebinding", "sim-apiserver", "-n", ns,
+		"--clusterrole=sim-apiserver:namespace", "--serviceaccount=sim-system:sim-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	waitForAccess(t, ns, server, authorizationv1.ResourceAttributes{Verb: "create", Resource: "serviceaccounts", Subresource: "token"})
+	if got := canI("kube-system", "create", "serviceaccounts/token"); got != "no" {
+		t.Errorf("after %s opted in, can the server create serviceaccounts/token in kube-system? %q, want no", ns, got)
+	}
+}

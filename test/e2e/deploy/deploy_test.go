@@ -158,8 +158,20 @@ images:
 		}
 	}
 
+	// The deployed server's account is confined to the namespaces that opt
+	// in: none yet, and never kube-system.
+	server := "--as=system:serviceaccount:" + framework.SimNamespace + ":sim-apiserver"
+	if out, err := framework.Kubectl(t, cluster, "", "auth", "can-i", "create", "serviceaccounts/token", "-n", "kube-system", server); err == nil || strings.TrimSpace(out) != "no" {
+		t.Errorf("can the deployed server mint tokens in kube-system? %q (%v), want no", out, err)
+	}
+	mustKubectl(t, "create", "namespace", "not-opted-in")
+	if out, err := framework.Kubectl(t, cluster, "", "apply", "-n", "not-opted-in", "-f", "artifacts/examples/simulator.yaml"); err == nil || !strings.Contains(err.Error(), "forbidden") {
+		t.Errorf("a simulator in a namespace that did not opt in: %v, want refused\n%s", err, out)
+	}
+
 	ns := "deployed"
 	mustKubectl(t, "create", "namespace", ns)
+	mustKubectl(t, "create", "rolebinding", "sim-apiserver", "-n", ns, "--clusterrole=sim-apiserver:namespace", "--serviceaccount="+framework.SimNamespace+":sim-apiserver")
 	mustKubectl(t, "apply", "-n", ns, "-f", "artifacts/examples/simulator.yaml")
 	mustKubectl(t, "wait", "-n", ns, "--for=jsonpath={.status.phase}=Available", "simulator/example", "--timeout=2m")
 	// Host aggregator → a deployed sim-apiserver → the simulator's Pod.
