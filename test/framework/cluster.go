@@ -85,6 +85,9 @@ type Cluster struct {
 	SimAPIServerPort int
 	// NodeName is the local node with Options.WithNode, else empty.
 	NodeName string
+	// EtcdURL is the client URL of the host's etcd, for tests that act on
+	// the host's storage itself (compaction).
+	EtcdURL string
 
 	clusterCA         *certificateAuthority // serving and client certificates of the host
 	frontProxyCA      *certificateAuthority // requestheader client CA
@@ -161,6 +164,7 @@ func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) 
 	if err := c.track(etcd, err); err != nil {
 		return nil, err
 	}
+	c.EtcdURL = etcdURL
 	logger.V(1).Info("etcd is healthy", "url", etcdURL, "elapsed", time.Since(start))
 
 	apiserver, err := startKubeAPIServer(ctx, c, binaries[kubeAPIServerBinary], etcdURL)

@@ -62,7 +62,13 @@ func run(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	start := time.Now()
 	c, err := framework.StartCluster(ctx, framework.Options{
-		SimAPIServerArgs: []string{"--request-timeout=" + requestTimeout.String()},
+		SimAPIServerArgs: []string{
+			"--request-timeout=" + requestTimeout.String(),
+			// Fewer API Priority and Fairness seats than the watches of
+			// TestWatchesDoNotHoldSeats (75 < 200), so a watch that held
+			// its seat would show.
+			"--max-requests-inflight=50", "--max-mutating-requests-inflight=25",
+		},
 	})
 	cancel()
 	switch {

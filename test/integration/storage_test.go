@@ -307,3 +307,26 @@ func TestGarbageCollection(t *testing.T) {
 		return apierrors.IsNotFound(simErr) && apierrors.IsNotFound(npErr), nil
 	})
 }
+
+// TestListInKeyOrder checks that simulators list in name order, as every
+// kube resource does (by key: namespace, then name), whole and page by page.
+func TestListInKeyOrder(t *testing.T) {
+	c := simClient(t)
+	host := hostCluster(t)
+	ns := createNamespace(t, "order")
+	for _, n := range []string{"mid", "zeta", "omega", "beta", "alpha"} {
+		if _, err := c.SimV1alpha1().Simulators(ns).Create(t.Context(), newSimulator(n), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "alpha beta mid omega zeta"
+	for _, chunk := range []string{"--chunk-size=0", "--chunk-size=2"} {
+		out, err := kubectl(t, host.KubeconfigPath, "get", "simulators", "-n", ns, chunk, "-o", "custom-columns=NAME:.metadata.name", "--no-headers")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(strings.Fields(out), " "); got != want {
+			t.Errorf("kubectl get simulators %s: %q, want %q", chunk, got, want)
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apiserver/pkg/storage"
 )
 
 // Labels of a record ConfigMap. The domain is reserved: an object's own
@@ -70,10 +72,15 @@ func recordLabels(ref objectRef, obj metav1.Object) map[string]string {
 	return out
 }
 
-// scope is what a storage key names: all objects, a namespace, or one object.
+// scope is what a storage key names: all objects, a namespace, or one
+// object. none marks a key under the prefix that no record can be under
+// (e.g. children of an object): reads find nothing there.
 type scope struct {
 	namespace string
 	name      string
+	// object says the key names one object (namespace may be empty).
+	object bool
+	none   bool
 }
 
 // hostSelector is the label selector of a host LIST or WATCH of the records
@@ -84,10 +91,15 @@ func hostSelector(resource string, s scope, sel labels.Selector) (string, bool) 
 	if s.namespace != "" {
 		base[LabelNamespace] = s.namespace
 	}
-	if s.name != "" {
+	if s.object {
 		base[LabelName] = s.name
 	}
 	out := labels.SelectorFromSet(base)
+	if s.none {
+		// Contradicts the resource label: the host selects nothing.
+		r, _ := labels.NewRequirement(LabelResource, selection.NotIn, []string{resource})
+		out = out.Add(*r)
+	}
 	if sel == nil || sel.Empty() {
 		return out.String(), true
 	}
@@ -103,28 +115,44 @@ func hostSelector(resource string, s scope, sel labels.Selector) (string, bool) 
 	return out.Add(reqs...).String(), true
 }
 
-// keyFor parses a storage key (prefix/ns/name, prefix/ns or prefix) into a scope.
+// keyFor parses a storage key into a scope: prefix/ns/name or prefix/name
+// (an object), prefix/ns or prefix with recursive (a collection). Keys are
+// checked as etcd3 checks them, with the same errors.
 func keyFor(prefix, key string, namespaced, recursive bool) (scope, error) {
-	rest, ok := strings.CutPrefix(key, prefix)
-	if !ok {
-		return scope{}, fmt.Errorf("key %q is not under %q", key, prefix)
+	prefix = strings.TrimSuffix(prefix, "/") + "/"
+	k, err := storage.PrepareKey(prefix, key, recursive)
+	if err != nil {
+		return scope{}, err
 	}
-	rest = strings.Trim(rest, "/")
-	var parts []string
-	if rest != "" {
-		parts = strings.Split(rest, "/")
+	rest := strings.TrimPrefix(k, prefix)
+	if recursive {
+		rest = strings.TrimSuffix(rest, "/")
+		switch {
+		case rest == "":
+			return scope{}, nil
+		case namespaced && !strings.Contains(rest, "/"):
+			return scope{namespace: rest}, nil
+		}
+		return scope{none: true}, nil
 	}
-	switch {
-	case namespaced && len(parts) == 2 && !recursive:
-		return scope{namespace: parts[0], name: parts[1]}, nil
-	case namespaced && len(parts) == 1 && recursive:
-		return scope{namespace: parts[0]}, nil
-	case !namespaced && len(parts) == 1 && !recursive:
-		return scope{name: parts[0]}, nil
-	case len(parts) == 0 && recursive:
-		return scope{}, nil
+	parts := strings.Split(rest, "/")
+	switch len(parts) {
+	case 1:
+		return scope{name: parts[0], object: true}, nil
+	case 2:
+		return scope{namespace: parts[0], name: parts[1], object: true}, nil
 	}
-	return scope{}, fmt.Errorf("key %q (recursive=%v) names neither an object nor a collection", key, recursive)
+	return scope{none: true}, nil
+}
+
+// objectKey is the storage key of the object a record holds: lists are in
+// the order of these keys, as etcd's are.
+func objectKey(prefix string, cm *corev1.ConfigMap) string {
+	prefix = strings.TrimSuffix(prefix, "/") + "/"
+	if ns := cm.Labels[LabelNamespace]; ns != "" {
+		return prefix + ns + "/" + cm.Labels[LabelName]
+	}
+	return prefix + cm.Labels[LabelName]
 }
 
 // isRecord says whether a ConfigMap is a record of resource (and not some

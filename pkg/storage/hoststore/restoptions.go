@@ -1,6 +1,3 @@
-// Package hoststore keeps the objects of our resources as records in the host
-// cluster, behind k8s.io/apiserver's storage.Interface, so that
-// genericregistry.Store serves them with no database of its own.
 package hoststore
 
 import (

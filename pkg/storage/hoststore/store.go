@@ -6,18 +6,24 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/conversion"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
+	"k8s.io/apiserver/pkg/storage/value"
+	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -63,14 +69,22 @@ func (r *Records) HasSynced() bool { return r.informer.HasSynced() }
 func (r *Records) Decorator(config *storagebackend.ConfigForResource, resourcePrefix string, _ func(runtime.Object) (string, error),
 	newFunc func() runtime.Object, newListFunc func() runtime.Object, _ storage.AttrFunc, _ storage.IndexerFuncs, _ *cache.Indexers,
 ) (storage.Interface, factory.DestroyFunc, error) {
+	transformer := config.Transformer
+	if transformer == nil {
+		transformer = identity.NewEncryptCheckTransformer()
+	}
 	s := &store{
-		client:    r.client.CoreV1().ConfigMaps(r.namespace),
-		cache:     r.informer.GetIndexer(),
-		synced:    r.informer.HasSynced,
-		codec:     config.Codec,
-		versioner: storage.APIObjectVersioner{},
-		prefix:    resourcePrefix,
-		resource:  config.GroupResource.String(),
+		client: r.client.CoreV1().ConfigMaps(r.namespace),
+		cache:  r.informer.GetIndexer(),
+		synced: r.informer.HasSynced,
+		codec:  config.Codec,
+		// Records are kept as they are encoded unless the configuration
+		// says otherwise (kube's encryption at rest would, if its output
+		// were text).
+		transformer: transformer,
+		versioner:   storage.APIObjectVersioner{},
+		prefix:      resourcePrefix,
+		resource:    config.GroupResource.String(),
 		// The decorator is not told the resource's scope; every resource of
 		// sim.x-k8s.io is namespaced.
 		namespaced: true,
@@ -93,16 +107,17 @@ type configMaps interface {
 
 // store is the storage.Interface of one resource.
 type store struct {
-	client     configMaps
-	cache      cache.Indexer
-	synced     func() bool
-	codec      runtime.Codec
-	versioner  storage.Versioner
-	prefix     string
-	resource   string
-	namespaced bool
-	newFunc    func() runtime.Object
-	newList    func() runtime.Object
+	client      configMaps
+	cache       cache.Indexer
+	synced      func() bool
+	codec       runtime.Codec
+	transformer value.Transformer
+	versioner   storage.Versioner
+	prefix      string
+	resource    string
+	namespaced  bool
+	newFunc     func() runtime.Object
+	newList     func() runtime.Object
 	// recordsNS is the namespace of the records, the cache's keys.
 	recordsNS string
 	// stopped closes when the server stops.
@@ -113,56 +128,128 @@ var _ storage.Interface = &store{}
 
 func (s *store) Versioner() storage.Versioner { return s.versioner }
 
-// ref names the object a key (prefix/ns/name) points at.
-func (s *store) ref(key string) (objectRef, error) {
+// ref names the object a key (prefix/ns/name) points at; ok is false for a
+// key under the prefix that names no object.
+func (s *store) ref(key string) (objectRef, bool, error) {
 	sc, err := keyFor(s.prefix, key, s.namespaced, false)
 	if err != nil {
-		return objectRef{}, storage.NewInternalError(err)
+		return objectRef{}, false, err
 	}
-	return objectRef{resource: s.resource, namespace: sc.namespace, name: sc.name}, nil
+	return objectRef{resource: s.resource, namespace: sc.namespace, name: sc.name}, sc.object, nil
 }
 
 // encode serializes obj for its record, without a resourceVersion: the
-// record's own is the object's.
-func (s *store) encode(ref objectRef, obj runtime.Object) (*corev1.ConfigMap, error) {
+// record's own is the object's. It returns the record and the serialized
+// object before transformation, which the writer decodes its answer from,
+// as etcd3 does.
+func (s *store) encode(ctx context.Context, key string, ref objectRef, obj runtime.Object) (*corev1.ConfigMap, []byte, error) {
 	obj = obj.DeepCopyObject()
 	if err := s.versioner.PrepareObjectForStorage(obj); err != nil {
-		return nil, fmt.Errorf("preparing %s for storage: %w", ref, err)
+		return nil, nil, fmt.Errorf("preparing %s for storage: %w", ref, err)
 	}
 	var buf bytes.Buffer
 	if err := s.codec.Encode(obj, &buf); err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", ref, err)
+		return nil, nil, fmt.Errorf("encoding %s: %w", ref, err)
 	}
-	if buf.Len() > maxRecordBytes {
-		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("%s is %d bytes; at most %d fit in a record", ref, buf.Len(), maxRecordBytes))
+	data, err := s.transformer.TransformToStorage(ctx, buf.Bytes(), value.DefaultContext(key))
+	if err != nil {
+		return nil, nil, storage.NewInternalError(fmt.Errorf("transforming %s for storage: %w", ref, err))
+	}
+	if !utf8.Valid(data) {
+		// ConfigMap data is text; a transformer that writes binary does not fit.
+		return nil, nil, storage.NewInternalError(fmt.Errorf("%s does not transform to text", ref))
+	}
+	if len(data) > maxRecordBytes {
+		return nil, nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("%s is %d bytes; at most %d fit in a record", ref, len(data), maxRecordBytes))
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: ref.recordName(), Labels: recordLabels(ref, m)},
-		Data:       map[string]string{dataKey: buf.String()},
-	}, nil
+		Data:       map[string]string{dataKey: string(data)},
+	}, buf.Bytes(), nil
 }
 
-// decode reads a record into into, with the record's resourceVersion.
-func (s *store) decode(cm *corev1.ConfigMap, into runtime.Object) error {
-	data, ok := cm.Data[dataKey]
-	if !ok {
-		return fmt.Errorf("record %s has no %q key", cm.Name, dataKey)
-	}
-	if _, _, err := s.codec.Decode([]byte(data), nil, into); err != nil {
-		return fmt.Errorf("record %s cannot be decoded: %w", cm.Name, err)
-	}
-	if err := checkIdentity(cm, s.resource, into); err != nil {
+// decodeWritten decodes what a writer just wrote (raw, before
+// transformation) into out, with the written record's resourceVersion.
+func (s *store) decodeWritten(written *corev1.ConfigMap, raw []byte, out runtime.Object) error {
+	obj := s.newFunc()
+	if _, _, err := s.codec.Decode(raw, nil, obj); err != nil {
 		return err
+	}
+	rv, err := s.versioner.ParseResourceVersion(written.ResourceVersion)
+	if err != nil {
+		return err
+	}
+	if err := s.versioner.UpdateObject(obj, rv); err != nil {
+		return err
+	}
+	return setObject(out, obj)
+}
+
+// corruptError says a record cannot be read back: it does not transform or
+// decode. Unsafe deletion is for these alone.
+type corruptError struct{ err error }
+
+func (e *corruptError) Error() string { return e.err.Error() }
+func (e *corruptError) Unwrap() error { return e.err }
+
+// decode reads a record into a new object with the record's
+// resourceVersion; stale says the transformer wants it rewritten. Any
+// failure is a *corruptError.
+func (s *store) decode(ctx context.Context, cm *corev1.ConfigMap) (obj runtime.Object, stale bool, err error) {
+	key := objectKey(s.prefix, cm)
+	raw, ok := cm.Data[dataKey]
+	if !ok {
+		return nil, false, &corruptError{fmt.Errorf("record %s of %s has no %q key", cm.Name, key, dataKey)}
+	}
+	data, stale, err := s.transformer.TransformFromStorage(ctx, []byte(raw), value.DefaultContext(key))
+	if err != nil {
+		return nil, false, &corruptError{fmt.Errorf("record %s of %s cannot be transformed: %w", cm.Name, key, err)}
+	}
+	obj = s.newFunc()
+	if _, _, err := s.codec.Decode(data, nil, obj); err != nil {
+		return nil, false, &corruptError{fmt.Errorf("record %s of %s cannot be decoded: %w", cm.Name, key, err)}
+	}
+	if err := checkIdentity(cm, s.resource, obj); err != nil {
+		return nil, false, &corruptError{err}
 	}
 	rv, err := strconv.ParseUint(cm.ResourceVersion, 10, 64)
 	if err != nil {
-		return fmt.Errorf("record %s has resourceVersion %q: %w", cm.Name, cm.ResourceVersion, err)
+		return nil, false, &corruptError{fmt.Errorf("record %s of %s has resourceVersion %q: %w", cm.Name, key, cm.ResourceVersion, err)}
 	}
-	return s.versioner.UpdateObject(into, rv)
+	if err := s.versioner.UpdateObject(obj, rv); err != nil {
+		return nil, false, err
+	}
+	return obj, stale, nil
+}
+
+// decodeInto decodes a record into out.
+func (s *store) decodeInto(ctx context.Context, cm *corev1.ConfigMap, out runtime.Object) error {
+	obj, _, err := s.decode(ctx, cm)
+	if err != nil {
+		return err
+	}
+	return setObject(out, obj)
+}
+
+// setObject copies obj into out, which must be of the same type.
+func setObject(out, obj runtime.Object) error {
+	dst, err := conversion.EnforcePtr(out)
+	if err != nil {
+		return err
+	}
+	src, err := conversion.EnforcePtr(obj)
+	if err != nil {
+		return err
+	}
+	if dst.Type() != src.Type() {
+		return fmt.Errorf("cannot store %v into %v", src.Type(), dst.Type())
+	}
+	dst.Set(src)
+	return nil
 }
 
 // hostError turns an unexpected host error into an internal error of ours:
@@ -176,11 +263,17 @@ func hostError(op string, ref fmt.Stringer, err error) error {
 }
 
 func (s *store) Create(ctx context.Context, key string, obj, out runtime.Object, _ uint64) error {
-	ref, err := s.ref(key)
+	if rv, err := s.versioner.ObjectResourceVersion(obj); err == nil && rv != 0 {
+		return storage.ErrResourceVersionSetOnCreate
+	}
+	ref, ok, err := s.ref(key)
 	if err != nil {
 		return err
 	}
-	cm, err := s.encode(ref, obj)
+	if !ok {
+		return storage.NewInternalError(fmt.Errorf("key %q names no object", key))
+	}
+	cm, raw, err := s.encode(ctx, key, ref, obj)
 	if err != nil {
 		return err
 	}
@@ -191,7 +284,10 @@ func (s *store) Create(ctx context.Context, key string, obj, out runtime.Object,
 	if err != nil {
 		return hostError("creating", ref, err)
 	}
-	return s.decode(created, out)
+	if out == nil {
+		return nil
+	}
+	return s.decodeWritten(created, raw, out)
 }
 
 // getRecord reads the record of ref; a ConfigMap that is not such a record
@@ -221,12 +317,15 @@ func (s *store) getRecord(ctx context.Context, ref objectRef, rv string) (*corev
 }
 
 func (s *store) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
-	ref, err := s.ref(key)
+	ref, ok, err := s.ref(key)
 	if err != nil {
 		return err
 	}
-	cm, err := s.getRecord(ctx, ref, opts.ResourceVersion)
-	if apierrors.IsNotFound(err) {
+	var cm *corev1.ConfigMap
+	if ok {
+		cm, err = s.getRecord(ctx, ref, opts.ResourceVersion)
+	}
+	if !ok || apierrors.IsNotFound(err) {
 		if opts.IgnoreNotFound {
 			return runtime.SetZeroValue(out)
 		}
@@ -235,69 +334,157 @@ func (s *store) Get(ctx context.Context, key string, opts storage.GetOptions, ou
 	if err != nil {
 		return hostError("reading", ref, err)
 	}
-	if err := s.decode(cm, out); err != nil {
+	if err := s.decodeInto(ctx, cm, out); err != nil {
 		return storage.NewCorruptObjError(key, err)
 	}
 	return nil
 }
 
+// GetList lists the records in the key's scope from the host at one
+// revision, orders them by key and pages through them with kube's own
+// continue tokens (last key + revision): every page is in key order, and
+// the pages of one list follow each other in key order at the revision of
+// the first, as with etcd. Each page reads the scope whole from the host
+// (at that revision), which costs O(records) per page.
 func (s *store) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
 	sc, err := keyFor(s.prefix, key, s.namespaced, opts.Recursive)
 	if err != nil {
-		return storage.NewInternalError(err)
+		return err
+	}
+	keyPrefix, err := storage.PrepareKey(strings.TrimSuffix(s.prefix, "/")+"/", key, opts.Recursive)
+	if err != nil {
+		return err
 	}
 	listPtr, err := meta.GetItemsPtr(listObj)
 	if err != nil {
 		return err
 	}
 	v, err := conversion.EnforcePtr(listPtr)
-	if err != nil {
-		return fmt.Errorf("list of %s: %w", s.resource, err)
+	if err != nil || v.Kind() != reflect.Slice {
+		return fmt.Errorf("list of %s: need a pointer to a slice: %w", s.resource, err)
 	}
-	selector, pushed := hostSelector(s.resource, sc, opts.Predicate.Label)
-	hostOpts := metav1.ListOptions{
-		LabelSelector:        selector,
-		ResourceVersion:      opts.ResourceVersion,
-		ResourceVersionMatch: opts.ResourceVersionMatch,
-		Limit:                opts.Predicate.Limit,
-		Continue:             opts.Predicate.Continue,
+	withRev, continueKey, err := storage.ValidateListOptions(keyPrefix, s.versioner, opts)
+	if err != nil {
+		return err
+	}
+	selector, _ := hostSelector(s.resource, sc, opts.Predicate.Label)
+	hostOpts := metav1.ListOptions{LabelSelector: selector}
+	switch {
+	case withRev > 0:
+		hostOpts.ResourceVersion = strconv.FormatInt(withRev, 10)
+		hostOpts.ResourceVersionMatch = metav1.ResourceVersionMatchExact
+	case opts.Predicate.Continue != "":
+		// A continuation at the latest revision (after a 410): read it now.
+	default:
+		hostOpts.ResourceVersion = opts.ResourceVersion
+		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+			hostOpts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+		}
 	}
 	cms, err := s.client.List(ctx, hostOpts)
 	if err != nil {
-		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) || apierrors.IsBadRequest(err) {
-			// Expired continue tokens and too-old resourceVersions mean the same here.
+		if (apierrors.IsResourceExpired(err) || apierrors.IsGone(err)) && opts.Predicate.Continue != "" {
+			return expiredContinue(continueKey, keyPrefix)
+		}
+		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) || apierrors.IsBadRequest(err) || apierrors.IsTimeout(err) {
 			return err
 		}
 		return hostError("listing", stringer(s.resource), err)
 	}
-	logger := klog.FromContext(ctx)
+	listRV, err := s.versioner.ParseResourceVersion(cms.ResourceVersion)
+	if err != nil {
+		return hostError("listing", stringer(s.resource), err)
+	}
+
+	records := make([]keyedRecord, 0, len(cms.Items))
 	for i := range cms.Items {
 		cm := &cms.Items[i]
-		obj := s.newFunc()
-		if err := s.decode(cm, obj); err != nil {
-			// One bad record must not take the whole list down.
-			logger.Error(err, "Skipping a record that cannot be decoded", "resource", s.resource, "record", cm.Name,
-				"namespace", cm.Labels[LabelNamespace], "name", cm.Labels[LabelName])
+		if !isRecord(cm, s.resource) {
+			continue
+		}
+		// The host selected the scope; a continuation starts at its key.
+		k := objectKey(s.prefix, cm)
+		if k < continueKey {
+			continue
+		}
+		records = append(records, keyedRecord{key: k, cm: cm})
+	}
+	slices.SortFunc(records, func(a, b keyedRecord) int { return strings.Compare(a.key, b.key) })
+
+	logger := klog.FromContext(ctx)
+	limit := opts.Predicate.Limit
+	var lastKey string
+	hasMore := false
+	for i, r := range records {
+		obj, _, err := s.decode(ctx, r.cm)
+		if err != nil {
+			// One bad record must not take the whole list down; a get of
+			// it says what is wrong, and unsafe deletion removes it.
+			logger.Error(err, "Skipping a record that cannot be read", "resource", s.resource, "key", r.key)
 			continue
 		}
 		if ok, err := opts.Predicate.Matches(obj); err != nil || !ok {
 			continue
 		}
-		v.Set(appendValue(v, obj))
+		v.Set(reflect.Append(v, reflect.ValueOf(obj).Elem()))
+		lastKey = r.key
+		if limit > 0 && int64(v.Len()) == limit {
+			// A full page; as etcd3's, it continues if any key follows,
+			// so only the last page can come back short (or empty).
+			hasMore = i < len(records)-1
+			break
+		}
 	}
-	var remaining *int64
-	if pushed && opts.Predicate.Field.Empty() {
-		remaining = cms.RemainingItemCount
+	if v.IsNil() {
+		// Never a nil list, as etcd3's.
+		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
 	}
-	return s.versioner.UpdateList(listObj, mustParseRV(cms.ResourceVersion), cms.Continue, remaining)
+	rev := int64(listRV)
+	if withRev > 0 {
+		rev = withRev
+	}
+	continueValue, remaining, err := storage.PrepareContinueToken(lastKey, keyPrefix, rev, int64(len(records)), hasMore, opts)
+	if err != nil {
+		return err
+	}
+	return s.versioner.UpdateList(listObj, uint64(rev), continueValue, remaining)
+}
+
+// keyedRecord is a record with the storage key of its object.
+type keyedRecord struct {
+	key string
+	cm  *corev1.ConfigMap
+}
+
+// expiredContinue is etcd3's answer to a continuation whose revision is
+// compacted: 410 with a token that continues at the latest revision.
+func expiredContinue(continueKey, keyPrefix string) error {
+	const inconsistent = "The provided continue parameter is too old to display a consistent list result. " +
+		"You can start a new list without the continue parameter, or use the continue token in this response to " +
+		"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
+		"objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+	token, err := storage.EncodeContinue(continueKey, keyPrefix, -1)
+	if err != nil {
+		return apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. " +
+			"You can start a new list without the continue parameter.")
+	}
+	status := apierrors.NewResourceExpired(inconsistent)
+	status.ErrStatus.ListMeta.Continue = token
+	return status
 }
 
 func (s *store) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool,
 	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc, _ runtime.Object,
 ) error {
-	ref, err := s.ref(key)
+	ref, ok, err := s.ref(key)
 	if err != nil {
 		return err
+	}
+	if !ok {
+		if ignoreNotFound {
+			return storage.NewInternalError(fmt.Errorf("key %q names no object", key))
+		}
+		return storage.NewKeyNotFoundError(key, 0)
 	}
 	for {
 		current, err := s.getRecord(ctx, ref, "")
@@ -311,8 +498,9 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 
 		obj := s.newFunc()
 		var rv uint64
+		stale := false
 		if exists {
-			if err := s.decode(current, obj); err != nil {
+			if obj, stale, err = s.decode(ctx, current); err != nil {
 				return storage.NewCorruptObjError(key, err)
 			}
 			rv = mustParseRV(current.ResourceVersion)
@@ -324,16 +512,16 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		if err != nil {
 			return err
 		}
-		cm, err := s.encode(ref, updated)
+		cm, raw, err := s.encode(ctx, key, ref, updated)
 		if err != nil {
 			return err
 		}
 
 		var written *corev1.ConfigMap
 		switch {
-		case exists && current.Data[dataKey] == cm.Data[dataKey] && maps.Equal(current.Labels, cm.Labels):
+		case exists && !stale && current.Data[dataKey] == cm.Data[dataKey] && maps.Equal(current.Labels, cm.Labels):
 			// Nothing changed: no write, no new resourceVersion.
-			return s.decode(current, destination)
+			return setObject(destination, obj)
 		case exists:
 			cm.ResourceVersion = current.ResourceVersion
 			cm.UID = current.UID
@@ -348,16 +536,22 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		if err != nil {
 			return hostError("writing", ref, err)
 		}
-		return s.decode(written, destination)
+		return s.decodeWritten(written, raw, destination)
 	}
 }
 
+// Delete deletes the object at key. With ExpectTransformOrDecodeError
+// (kube's unsafe deletion) only a record that cannot be read is deleted, and
+// validateDeletion sees a nil object, as with etcd3.
 func (s *store) Delete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions,
 	validateDeletion storage.ValidateObjectFunc, _ runtime.Object, opts storage.DeleteOptions,
 ) error {
-	ref, err := s.ref(key)
+	ref, ok, err := s.ref(key)
 	if err != nil {
 		return err
+	}
+	if !ok {
+		return storage.NewKeyNotFoundError(key, 0)
 	}
 	for {
 		current, err := s.getRecord(ctx, ref, "")
@@ -367,23 +561,24 @@ func (s *store) Delete(ctx context.Context, key string, out runtime.Object, prec
 		if err != nil {
 			return hostError("reading", ref, err)
 		}
-		decodeErr := s.decode(current, out)
+		obj, _, decodeErr := s.decode(ctx, current)
 		switch {
 		case opts.ExpectTransformOrDecodeError && decodeErr == nil:
-			return storage.NewInternalError(fmt.Errorf("%s decodes: it is not corrupt", ref))
-		case !opts.ExpectTransformOrDecodeError && decodeErr != nil:
+			return storage.NewInvalidObjError(key, "unsafe deletion is not allowed because the object is decodable from storage")
+		case opts.ExpectTransformOrDecodeError:
+			obj = nil
+		case decodeErr != nil:
 			return storage.NewCorruptObjError(key, decodeErr)
-		case decodeErr == nil:
-			if err := preconditions.Check(key, out); err != nil {
-				return err
-			}
-			if err := validateDeletion(ctx, out); err != nil {
+		}
+		if preconditions != nil && obj != nil {
+			if err := preconditions.Check(key, obj); err != nil {
 				return err
 			}
 		}
-		err = s.client.Delete(ctx, current.Name, metav1.DeleteOptions{
-			Preconditions: &metav1.Preconditions{UID: &current.UID, ResourceVersion: &current.ResourceVersion},
-		})
+		if err := validateDeletion(ctx, obj); err != nil {
+			return err
+		}
+		rv, err := s.deleteRecord(ctx, current)
 		if apierrors.IsConflict(err) {
 			continue
 		}
@@ -393,8 +588,49 @@ func (s *store) Delete(ctx context.Context, key string, out runtime.Object, prec
 		if err != nil {
 			return hostError("deleting", ref, err)
 		}
-		return nil
+		if obj == nil {
+			return nil
+		}
+		// The object as it was, at the revision of its deletion, as etcd3
+		// answers and as watchers see it.
+		if err := s.versioner.UpdateObject(obj, rv); err != nil {
+			return err
+		}
+		return setObject(out, obj)
 	}
+}
+
+// deleteRecord deletes cm if it is unchanged and returns the revision of the
+// deletion. The host's DELETE of a ConfigMap answers a Status without it, so
+// a watch of the record, opened first, reads it from the DELETED event.
+func (s *store) deleteRecord(ctx context.Context, cm *corev1.ConfigMap) (uint64, error) {
+	watchCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := s.client.Watch(watchCtx, metav1.ListOptions{
+		FieldSelector:   fields.OneTermEqualSelector("metadata.name", cm.Name).String(),
+		ResourceVersion: cm.ResourceVersion,
+	})
+	if err != nil {
+		return 0, err
+	}
+	defer w.Stop()
+	err = s.client.Delete(ctx, cm.Name, metav1.DeleteOptions{
+		Preconditions: &metav1.Preconditions{UID: &cm.UID, ResourceVersion: &cm.ResourceVersion},
+	})
+	if err != nil {
+		return 0, err
+	}
+	for ev := range w.ResultChan() {
+		if ev.Type != watch.Deleted {
+			continue
+		}
+		if m, err := meta.Accessor(ev.Object); err == nil && m.GetUID() == cm.UID {
+			return s.versioner.ParseResourceVersion(m.GetResourceVersion())
+		}
+	}
+	// The watch ended first (the caller gave up, or the host cut it): the
+	// host's current revision is the nearest at which the object is gone.
+	return s.GetCurrentResourceVersion(ctx)
 }
 
 func (s *store) Stats(context.Context) (storage.Stats, error)        { return storage.Stats{}, nil }
@@ -420,9 +656,4 @@ func (s stringer) String() string { return string(s) }
 func mustParseRV(rv string) uint64 {
 	n, _ := strconv.ParseUint(rv, 10, 64)
 	return n
-}
-
-// appendValue appends the object obj points at to the slice v.
-func appendValue(v reflect.Value, obj runtime.Object) reflect.Value {
-	return reflect.Append(v, reflect.ValueOf(obj).Elem())
 }

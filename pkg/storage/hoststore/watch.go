@@ -3,41 +3,79 @@ package hoststore
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
+	"slices"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/storage"
-	"k8s.io/klog/v2"
+	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
+	"k8s.io/utils/ptr"
 )
+
+// outgoingBuffer is how many events a watcher holds for a slow reader, as
+// etcd3's watchers do.
+const outgoingBuffer = 100
 
 // Watch follows the host's watch of the records in the key's scope. Label
 // selection is done by the host (records carry the object's labels), so an
 // object whose labels start or stop matching arrives as ADDED or DELETED, as
-// from etcd. Field selectors are applied here; every selectable field of our
-// resources is immutable, so they need no such transitions.
+// from etcd. A ConfigMap watch has no previous object, so for a field
+// selector (or a label selector the host cannot apply) the watcher keeps the
+// objects that match and computes those transitions itself. Initial events
+// (resourceVersion unset or 0, or sendInitialEvents=true) come in key order,
+// as etcd's: the host's are collected up to its initial-events-end bookmark
+// and sorted.
 func (s *store) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
 	sc, err := keyFor(s.prefix, key, s.namespaced, opts.Recursive)
 	if err != nil {
-		return nil, storage.NewInternalError(err)
+		return nil, err
 	}
-	selector, _ := hostSelector(s.resource, sc, opts.Predicate.Label)
-	hostOpts := metav1.ListOptions{
-		LabelSelector:        selector,
-		ResourceVersion:      opts.ResourceVersion,
-		ResourceVersionMatch: opts.ResourceVersionMatch,
-		AllowWatchBookmarks:  opts.Predicate.AllowWatchBookmarks,
-		SendInitialEvents:    opts.SendInitialEvents,
+	rv := opts.ResourceVersion
+	initial := ptr.Deref(opts.SendInitialEvents, rv == "" || rv == "0")
+	selector, pushed := hostSelector(s.resource, sc, opts.Predicate.Label)
+	w := &watcher{
+		store:           s,
+		pred:            opts.Predicate,
+		result:          make(chan watch.Event, outgoingBuffer),
+		initial:         initial,
+		sendEndBookmark: ptr.Deref(opts.SendInitialEvents, false) && opts.Predicate.AllowWatchBookmarks,
 	}
-	// The generic layer validated the request and does not hand the match
-	// down for watches; the host needs it with sendInitialEvents.
-	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+	if !pushed || (opts.Predicate.Field != nil && !opts.Predicate.Field.Empty()) {
+		w.matching = map[string]runtime.Object{}
+	}
+	// Every host watch asks for bookmarks: the initial-events-end one ends
+	// the initial events; the others go on only if the caller asked.
+	hostOpts := metav1.ListOptions{LabelSelector: selector, ResourceVersion: rv, AllowWatchBookmarks: true}
+	switch {
+	case initial:
+		hostOpts.SendInitialEvents = ptr.To(true)
+		hostOpts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+	case w.matching != nil:
+		// Start from a list, so the watcher knows what matches at its start.
+		if hostOpts.ResourceVersion, err = w.seed(ctx, key, opts); err != nil {
+			return nil, err
+		}
+	case rv == "" || rv == "0":
+		// From now, without initial events.
+		hostOpts.SendInitialEvents = ptr.To(false)
 		hostOpts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 	}
+	if deadline, ok := ctx.Deadline(); ok {
+		// The host then sends a bookmark before the watch times out, as
+		// kube's watch cache does, so the watcher resumes from a fresh
+		// revision.
+		hostOpts.TimeoutSeconds = ptr.To(int64(math.Ceil(time.Until(deadline).Seconds())))
+	}
 	ctx, cancel := context.WithCancel(ctx)
+	w.cancel = cancel
 	go func() {
 		select {
 		case <-s.stopped:
@@ -48,12 +86,20 @@ func (s *store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 	hw, err := s.client.Watch(ctx, hostOpts)
 	if err != nil {
 		cancel()
-		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) || apierrors.IsBadRequest(err) {
+		if ctx.Err() != nil {
+			// The caller gave up: an empty, closed watch, as etcd3's.
+			close(w.result)
+			return w, nil
+		}
+		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) || apierrors.IsBadRequest(err) || apierrors.IsTimeout(err) {
 			return nil, err
 		}
 		return nil, hostError("watching", stringer(s.resource), err)
 	}
-	w := &watcher{store: s, host: hw, pred: opts.Predicate, result: make(chan watch.Event), cancel: cancel}
+	w.host = hw
+	// The watch is set up: its API Priority and Fairness seat goes back, as
+	// etcd3's watches give it back, instead of being held for its life.
+	utilflowcontrol.WatchInitialized(ctx)
 	go w.run(ctx)
 	return w, nil
 }
@@ -64,72 +110,208 @@ type watcher struct {
 	pred   storage.SelectionPredicate
 	result chan watch.Event
 	cancel context.CancelFunc
+	// initial says the host is sending initial events, until its
+	// initial-events-end bookmark.
+	initial bool
+	// sendEndBookmark says the caller wants that bookmark.
+	sendEndBookmark bool
+	// matching holds, by key, the objects that match the predicate now,
+	// when the watcher computes transitions itself; nil when the host does.
+	matching map[string]runtime.Object
 }
 
 func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
 
 func (w *watcher) Stop() { w.cancel() }
 
+// seed lists what matches at the watch's start into w.matching and returns
+// the revision to watch from.
+func (w *watcher) seed(ctx context.Context, key string, opts storage.ListOptions) (string, error) {
+	listOpts := storage.ListOptions{
+		ResourceVersion: opts.ResourceVersion,
+		Predicate:       storage.SelectionPredicate{Label: w.pred.Label, Field: w.pred.Field, GetAttrs: w.pred.GetAttrs},
+		Recursive:       opts.Recursive,
+	}
+	switch opts.ResourceVersion {
+	case "", "0":
+		listOpts.ResourceVersion = ""
+	default:
+		listOpts.ResourceVersionMatch = metav1.ResourceVersionMatchExact
+	}
+	list := w.store.newList()
+	if err := w.store.GetList(ctx, key, listOpts, list); err != nil {
+		return "", err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return "", err
+	}
+	for _, obj := range items {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return "", err
+		}
+		w.matching[w.store.keyOf(m)] = obj
+	}
+	lm, err := meta.ListAccessor(list)
+	if err != nil {
+		return "", err
+	}
+	return lm.GetResourceVersion(), nil
+}
+
+// keyOf is the storage key of an object.
+func (s *store) keyOf(m metav1.Object) string {
+	prefix := strings.TrimSuffix(s.prefix, "/") + "/"
+	if m.GetNamespace() != "" {
+		return prefix + m.GetNamespace() + "/" + m.GetName()
+	}
+	return prefix + m.GetName()
+}
+
+// keyedEvent is an event with the key of its object, for ordering.
+type keyedEvent struct {
+	key string
+	ev  watch.Event
+}
+
 func (w *watcher) run(ctx context.Context) {
 	defer close(w.result)
 	defer w.host.Stop()
-	logger := klog.FromContext(ctx)
+	var initial []keyedEvent
 	for {
+		var ev watch.Event
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-w.host.ResultChan():
+		case e, ok := <-w.host.ResultChan():
 			if !ok {
 				return
 			}
-			out, ok := w.convert(logger, ev)
-			if !ok {
-				continue
+			ev = e
+		}
+		if w.initial && ev.Type == watch.Bookmark && isInitialEventsEnd(ev.Object) {
+			w.initial = false
+			slices.SortFunc(initial, func(a, b keyedEvent) int { return strings.Compare(a.key, b.key) })
+			for _, ke := range initial {
+				if !w.send(ctx, ke.ev) {
+					return
+				}
 			}
-			select {
-			case w.result <- out:
-			case <-ctx.Done():
+			initial = nil
+			if w.sendEndBookmark && !w.send(ctx, w.bookmark(ev.Object, true)) {
 				return
 			}
+			continue
+		}
+		out, key, emit, stop := w.convert(ev)
+		if emit && w.initial && out.Type == watch.Added {
+			initial = append(initial, keyedEvent{key: key, ev: out})
+			continue
+		}
+		if w.initial && out.Type == watch.Bookmark {
+			// No progress to report before the initial events are out.
+			continue
+		}
+		if emit && !w.send(ctx, out) {
+			return
+		}
+		if stop {
+			return
 		}
 	}
 }
 
-// convert turns a host event about a record into an event about the object.
-func (w *watcher) convert(logger klog.Logger, ev watch.Event) (watch.Event, bool) {
+// send delivers ev unless the watch ends first.
+func (w *watcher) send(ctx context.Context, ev watch.Event) bool {
+	select {
+	case w.result <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// isInitialEventsEnd says whether a bookmark ends the initial events.
+func isInitialEventsEnd(obj runtime.Object) bool {
+	m, err := meta.Accessor(obj)
+	return err == nil && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
+}
+
+// bookmark is a bookmark of our type at the host bookmark's revision.
+func (w *watcher) bookmark(host runtime.Object, initialEnd bool) watch.Event {
+	obj := w.store.newFunc()
+	om, _ := meta.Accessor(obj)
+	if m, err := meta.Accessor(host); err == nil {
+		om.SetResourceVersion(m.GetResourceVersion())
+	}
+	if initialEnd {
+		om.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+	}
+	return watch.Event{Type: watch.Bookmark, Object: obj}
+}
+
+// convert turns a host event about a record into an event about the object:
+// emit says whether there is one, stop says the watch ends after it.
+func (w *watcher) convert(ev watch.Event) (out watch.Event, key string, emit, stop bool) {
 	switch ev.Type {
 	case watch.Error:
 		// 410 Gone and friends: the client relists, as with etcd.
-		return ev, true
+		return ev, "", true, true
 	case watch.Bookmark:
-		m, err := meta.Accessor(ev.Object)
-		if err != nil {
-			return watch.Event{}, false
-		}
-		obj := w.store.newFunc()
-		om, _ := meta.Accessor(obj)
-		om.SetResourceVersion(m.GetResourceVersion())
-		if v, ok := m.GetAnnotations()[metav1.InitialEventsAnnotationKey]; ok {
-			om.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: v})
-		}
-		return watch.Event{Type: watch.Bookmark, Object: obj}, true
+		return w.bookmark(ev.Object, false), "", w.pred.AllowWatchBookmarks, false
 	case watch.Added, watch.Modified, watch.Deleted:
-		cm, ok := ev.Object.(*corev1.ConfigMap)
-		if !ok || !isRecord(cm, w.store.resource) {
-			return watch.Event{}, false
-		}
-		obj := w.store.newFunc()
-		if err := w.store.decode(cm, obj); err != nil {
-			logger.Error(err, "Skipping a watch event of a record that cannot be decoded", "resource", w.store.resource, "record", cm.Name)
-			return watch.Event{}, false
-		}
-		if ok, err := w.pred.Matches(obj); err != nil || !ok {
-			return watch.Event{}, false
-		}
-		return watch.Event{Type: ev.Type, Object: obj}, true
+	default:
+		return errorEvent(apierrors.NewInternalError(fmt.Errorf("unexpected host watch event %q", ev.Type))), "", true, true
 	}
-	return watch.Event{Type: watch.Error, Object: &metav1.Status{
-		Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
-		Message: fmt.Sprintf("unexpected host watch event %q", ev.Type),
-	}}, true
+	cm, ok := ev.Object.(*corev1.ConfigMap)
+	if !ok || !isRecord(cm, w.store.resource) {
+		return watch.Event{}, "", false, false
+	}
+	key = objectKey(w.store.prefix, cm)
+	obj, _, err := w.store.decode(context.Background(), cm)
+	if err != nil {
+		// A watcher must not miss a change: it gets an error, and relists.
+		if ev.Type == watch.Deleted {
+			return errorEvent(&apierrors.StatusError{ErrStatus: metav1.Status{
+				Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonStoreReadError,
+				Message: fmt.Sprintf("saw a DELETED event, but object data is corrupt - %v", err),
+			}}), key, true, true
+		}
+		return errorEvent(apierrors.NewInternalError(err)), key, true, true
+	}
+	matches, err := w.pred.Matches(obj)
+	if err != nil {
+		return errorEvent(apierrors.NewInternalError(err)), key, true, true
+	}
+	if w.matching == nil {
+		return watch.Event{Type: ev.Type, Object: obj}, key, matches, false
+	}
+	prev, had := w.matching[key]
+	switch {
+	case ev.Type == watch.Deleted:
+		delete(w.matching, key)
+		return watch.Event{Type: watch.Deleted, Object: obj}, key, had, false
+	case matches:
+		w.matching[key] = obj
+		if had {
+			return watch.Event{Type: watch.Modified, Object: obj}, key, true, false
+		}
+		return watch.Event{Type: watch.Added, Object: obj}, key, true, false
+	case had:
+		// It stopped matching: deleted, as its last matching state at the
+		// new revision, as etcd3 says it.
+		delete(w.matching, key)
+		gone := prev.DeepCopyObject()
+		if err := w.store.versioner.UpdateObject(gone, mustParseRV(cm.ResourceVersion)); err != nil {
+			return errorEvent(apierrors.NewInternalError(err)), key, true, true
+		}
+		return watch.Event{Type: watch.Deleted, Object: gone}, key, true, false
+	}
+	return watch.Event{}, key, false, false
+}
+
+func errorEvent(err *apierrors.StatusError) watch.Event {
+	status := err.Status()
+	return watch.Event{Type: watch.Error, Object: &status}
 }

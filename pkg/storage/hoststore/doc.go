@@ -1,0 +1,49 @@
+// Package hoststore keeps the objects of our resources as records in the host
+// cluster, behind k8s.io/apiserver's storage.Interface, so that
+// genericregistry.Store serves them with no database of its own.
+//
+// A record is a ConfigMap in the server's own namespace, named by a hash of
+// resource/namespace/name, labelled with them and with the object's own
+// labels, holding the object (through the configured value.Transformer, whose
+// output must be text) without its resourceVersion: the record's is the
+// object's, a host etcd revision.
+//
+// Order. Lists come in key order (namespace, then name), as etcd's: a list
+// reads its scope whole from the host at one revision, sorts it by key and
+// pages it with kube's own continue tokens (last key + revision), so pages
+// follow each other in key order at the revision of the first, and only the
+// last page can come back short. Each page re-reads the scope at that
+// revision (O(records) per page); a token outlives the host's compaction as
+// etcd3's do (410, with a token that continues at the latest revision).
+// Record names stay hashes: the order is served, not stored.
+// Initial watch events (resourceVersion unset or 0, or sendInitialEvents)
+// are collected up to the host's initial-events-end bookmark and sorted.
+//
+// Watches give their API Priority and Fairness seat back once set up. A
+// ConfigMap watch has no previous object, so for field selectors a watcher
+// keeps what matches (from a list at its start) and computes ADDED/DELETED
+// transitions itself. A record that cannot be read ends a watch with an
+// error event (StoreReadError for a deletion), so the watcher relists; lists
+// skip and log it; a get reports it, and unsafe deletion removes it.
+// Delete answers the object at the revision of its deletion, read from a
+// watch of the record, since the host's DELETE answers without it.
+//
+// Kubernetes' storage test suite (k8s.io/apiserver/pkg/storage/testing) runs
+// against this package in test/integration/storagesuite. What differs, and
+// why it is inherent to records in a host:
+//   - List, ListInconsistentContinuation, WatchFromZero (its second half):
+//     revisions are the host's, shared with every writer of the host, so
+//     exact list revisions differ; and the host's watch cache keeps serving a
+//     revision its etcd compacted behind its back, so no 410 comes.
+//   - WatchSemantics (resourceVersion=1, sendInitialEvents=false): history
+//     before the host's watch-cache window is gone (410), as in kube's cache.
+//   - GetListWithErrorAggregation, GetListWithoutErrorAggregation,
+//     TransformationFailure: by design an unreadable record is skipped by
+//     lists and is a corrupt-object error (not an internal one) elsewhere.
+//   - GuaranteedUpdateChecksStoredData: the host makes no revision for an
+//     update that changes nothing, so a stale-but-identical rewrite is a no-op.
+//   - CreateWithTTL, GuaranteedUpdateWithTTL: ConfigMaps have no TTL.
+//   - CompactRevision, Stats, ProgressNotify: etcd and watch-cache features
+//     (compaction hook, list cost estimate, progress notifications) the host
+//     does not offer to its clients.
+package hoststore

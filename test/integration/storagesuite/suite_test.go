@@ -1,0 +1,366 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package storagesuite runs Kubernetes' own storage test suite
+// (k8s.io/apiserver/pkg/storage/testing, the RunTest* functions kube runs
+// against its etcd3 store and its watch cache) against hoststore on a real
+// host control plane: the example Pods of k8s.io/apiserver/pkg/apis/example,
+// keys /pods/<ns>/<name>, a fresh records namespace per test.
+package storagesuite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"k8s.io/apiserver/pkg/features"
+	storagetesting "k8s.io/apiserver/pkg/storage/testing"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+
+	"sigs.k8s.io/simulator-apiserver/test/framework"
+)
+
+var (
+	// cluster is the host control plane of every test; nil when skipped.
+	cluster *framework.Cluster
+	// skipReason says why cluster is nil.
+	skipReason string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	c, err := framework.StartCluster(ctx, framework.Options{WithoutSimAPIServer: true})
+	cancel()
+	switch {
+	case errors.Is(err, framework.ErrMissingBinary) && !framework.InCI():
+		skipReason = err.Error()
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "starting host cluster: %v\n", err)
+		return 1
+	default:
+		cluster = c
+		defer c.Stop()
+		// One records namespace per test, made up front; they go with the
+		// cluster.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		if err := makeNamespaces(ctx, c.Client, cap(namespaces)); err != nil {
+			fmt.Fprintf(os.Stderr, "making records namespaces: %v\n", err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// notApplicable lists, by name, the upstream tests that cannot apply to a
+// store of records in host ConfigMaps, with the reason. Every other test of
+// the suite runs. Reviewed: add to it only what no fix could make pass.
+var notApplicable = map[string]string{
+	"CreateWithTTL":           "TTLs are etcd leases; ConfigMaps have none, and no resource served from records has a TTLFunc",
+	"GuaranteedUpdateWithTTL": "TTLs are etcd leases; ConfigMaps have none, and no resource served from records has a TTLFunc",
+	"CompactRevision":         "compaction belongs to the host: hoststore has no compactor of its own and reports CompactRevision 0, as the interface allows for stores without a cacher",
+	"Stats":                   "Stats serves the cacher's list cost estimate only; hoststore has no cacher and reports none",
+	"ProgressNotify":          "progress notifications are etcd's; the host does not offer them to watch clients (its bookmarks come about once a minute)",
+	"List": "resourceVersions are the host's etcd revisions, shared with every writer of the host (leases, events), so the exact list revisions it expects differ; " +
+		"and the host's watch cache goes on serving exact-revision reads after its etcd is compacted behind its back, so the 410s it expects do not come",
+	"ListInconsistentContinuation":     "it compacts the host's etcd behind the host's back; the host's watch cache goes on serving the compacted revision, so the 410 it expects does not come",
+	"GetListWithErrorAggregation":      "by design a record that cannot be read is skipped (and logged) by lists, so one bad record cannot take every list down (HOST-STORAGE.md, trap 2); a get of it reports it and unsafe deletion removes it",
+	"GetListWithoutErrorAggregation":   "by design a record that cannot be read is skipped (and logged) by lists, so one bad record cannot take every list down (HOST-STORAGE.md, trap 2); a get of it reports it and unsafe deletion removes it",
+	"TransformationFailure":            "a record that cannot be read is answered as kube's etcd3 store wrapped for unsafe deletion (AllowUnsafeMalformedObjectDeletion, on by default) answers it: a corrupt-object error, which the registry turns into the unsafe-delete hint, not a bare internal error; and lists skip it (see above)",
+	"GuaranteedUpdateChecksStoredData": "the host skips updates that change nothing, so rewriting identical bytes because the transformer reports them stale makes no new revision (a real encrypting transformer writes new bytes)",
+	"WatchSemantics": "its sendInitialEvents=false, resourceVersion=1 cases watch from revision 1, long before the host's watch-cache window (the host's own start wrote hundreds of revisions), and get the host's 410, as from kube's own watch cache; " +
+		"its other cases pass (go test -run 'TestWatch/WatchSemantics' with this entry removed)",
+}
+
+// runSuite runs one upstream test by name, or skips it with its reason.
+func runSuite(t *testing.T, name string, f func(t *testing.T)) {
+	t.Run(name, func(t *testing.T) {
+		if reason, ok := notApplicable[name]; ok {
+			t.Skipf("not applicable to records in host ConfigMaps: %s", reason)
+		}
+		f(t)
+	})
+}
+
+func TestStore(t *testing.T) {
+	setup := func(t *testing.T) (context.Context, *testStore) { return t.Context(), newTestStore(t) }
+	runSuite(t, "Create", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestCreate(ctx, t, s, s.checkStorageInvariants)
+	})
+	runSuite(t, "CreateWithTTL", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestCreateWithTTL(ctx, t, s)
+	})
+	runSuite(t, "CreateWithKeyExist", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestCreateWithKeyExist(ctx, t, s)
+	})
+	runSuite(t, "Get", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestGet(ctx, t, s)
+	})
+	runSuite(t, "UnconditionalDelete", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestUnconditionalDelete(ctx, t, s)
+	})
+	runSuite(t, "ConditionalDelete", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestConditionalDelete(ctx, t, s)
+	})
+	runSuite(t, "DeleteWithSuggestion", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestDeleteWithSuggestion(ctx, t, s)
+	})
+	runSuite(t, "DeleteWithSuggestionAndConflict", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestDeleteWithSuggestionAndConflict(ctx, t, s)
+	})
+	runSuite(t, "DeleteWithConflict", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestDeleteWithConflict(ctx, t, s)
+	})
+	runSuite(t, "DeleteWithSuggestionOfDeletedObject", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestDeleteWithSuggestionOfDeletedObject(ctx, t, s)
+	})
+	runSuite(t, "ValidateDeletionWithSuggestion", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestValidateDeletionWithSuggestion(ctx, t, s)
+	})
+	runSuite(t, "ValidateDeletionWithOnlySuggestionValid", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestValidateDeletionWithOnlySuggestionValid(ctx, t, s)
+	})
+	runSuite(t, "PreconditionalDeleteWithSuggestion", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestPreconditionalDeleteWithSuggestion(ctx, t, s)
+	})
+	runSuite(t, "PreconditionalDeleteWithOnlySuggestionPass", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestPreconditionalDeleteWithOnlySuggestionPass(ctx, t, s)
+	})
+	runSuite(t, "DeleteWithConflictAndMissingExpectedTransformOrDecodeError", func(t *testing.T) {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
+		ctx, s := setup(t)
+		storagetesting.RunTestDeleteWithConflictAndMissingExpectedTransformOrDecodeError(ctx, t, s, s.codec.setFailingDecode)
+	})
+	runSuite(t, "DeleteWithConflictAndExpectedTransformError", func(t *testing.T) {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
+		ctx, s := setup(t)
+		storagetesting.RunTestDeleteExpectedTransformOrDecodeError(ctx, t, s, s.transformer.setFailing)
+	})
+	runSuite(t, "DeleteWithConflictAndExpectedDecodeError", func(t *testing.T) {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
+		ctx, s := setup(t)
+		storagetesting.RunTestDeleteExpectedTransformOrDecodeError(ctx, t, s, s.codec.setFailingDecode)
+	})
+	runSuite(t, "DeleteWithSuggestionAndMissingExpectedTransformOrDecodeError", func(t *testing.T) {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
+		ctx, s := setup(t)
+		storagetesting.RunTestDeleteWithSuggestionAndMissingExpectedTransformOrDecodeError(ctx, t, s)
+	})
+	runSuite(t, "List", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestList(ctx, t, s, s.compact, false, nil)
+	})
+	runSuite(t, "ConsistentList", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestConsistentList(ctx, t, s, s.increaseRV, false, true, false)
+	})
+	runSuite(t, "GetListNonRecursive", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestGetListNonRecursive(ctx, t, s.increaseRV, s)
+	})
+	runSuite(t, "GetListRecursivePrefix", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestGetListRecursivePrefix(ctx, t, s)
+	})
+	runSuite(t, "GetListWithErrorAggregation", func(t *testing.T) {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
+		ctx, s := setup(t)
+		storagetesting.RunTestGetListWithErrorAggregation(ctx, t, s, errCorrupt)
+	})
+	runSuite(t, "GetListWithoutErrorAggregation", func(t *testing.T) {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, false)
+		ctx, s := setup(t)
+		storagetesting.RunTestGetListWithoutErrorAggregation(ctx, t, s, errCorrupt)
+	})
+	runSuite(t, "ListContinuation", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestListContinuation(ctx, t, s, nil)
+	})
+	runSuite(t, "ListPaginationRareObject", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestListPaginationRareObject(ctx, t, s, nil)
+	})
+	runSuite(t, "ListContinuationWithFilter", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestListContinuationWithFilter(ctx, t, s, nil)
+	})
+	runSuite(t, "ListInconsistentContinuation", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestListInconsistentContinuation(ctx, t, s, s.compact)
+	})
+	runSuite(t, "ListResourceVersionMatch", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestListResourceVersionMatch(ctx, t, s)
+	})
+	runSuite(t, "GuaranteedUpdate", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestGuaranteedUpdate(ctx, t, s, s.checkStorageInvariants)
+	})
+	runSuite(t, "GuaranteedUpdateWithTTL", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestGuaranteedUpdateWithTTL(ctx, t, s)
+	})
+	runSuite(t, "GuaranteedUpdateChecksStoredData", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestGuaranteedUpdateChecksStoredData(ctx, t, s)
+	})
+	runSuite(t, "GuaranteedUpdateWithConflict", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestGuaranteedUpdateWithConflict(ctx, t, s)
+	})
+	runSuite(t, "GuaranteedUpdateWithSuggestionAndConflict", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestGuaranteedUpdateWithSuggestionAndConflict(ctx, t, s)
+	})
+	runSuite(t, "TransformationFailure", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestTransformationFailure(ctx, t, s)
+	})
+	runSuite(t, "Stats", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestStats(ctx, t, s, s.codec, s.transformer, false)
+	})
+	runSuite(t, "ListPaging", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestListPaging(ctx, t, s)
+	})
+	runSuite(t, "NamespaceScopedList", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestNamespaceScopedList(ctx, t, s)
+	})
+	runSuite(t, "CompactRevision", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestCompactRevision(ctx, t, s, s.increaseRV, s.compact)
+	})
+	runSuite(t, "KeySchema", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestKeySchema(ctx, t, s)
+	})
+}
+
+func TestWatch(t *testing.T) {
+	setup := func(t *testing.T) (context.Context, *testStore) { return t.Context(), newTestStore(t) }
+	runSuite(t, "Watch", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestWatch(ctx, t, s)
+	})
+	runSuite(t, "ClusterScopedWatch", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestClusterScopedWatch(ctx, t, s)
+	})
+	runSuite(t, "NamespaceScopedWatch", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestNamespaceScopedWatch(ctx, t, s)
+	})
+	runSuite(t, "DeleteTriggerWatch", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestDeleteTriggerWatch(ctx, t, s)
+	})
+	runSuite(t, "WatchFromZero", func(t *testing.T) {
+		ctx, s := setup(t)
+		// Without compaction: the host's watch cache does not see its etcd
+		// compacted behind its back (see List above), so the second half,
+		// a 410 after compaction, is skipped by the test itself.
+		storagetesting.RunTestWatchFromZero(ctx, t, s, nil)
+	})
+	runSuite(t, "WatchFromNonZero", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestWatchFromNonZero(ctx, t, s)
+	})
+	runSuite(t, "DelayedWatchDelivery", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestDelayedWatchDelivery(ctx, t, s)
+	})
+	runSuite(t, "WatchError", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestWatchError(ctx, t, s)
+	})
+	runSuite(t, "WatchContextCancel", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestWatchContextCancel(ctx, t, s)
+	})
+	runSuite(t, "WatcherTimeout", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestWatcherTimeout(ctx, t, s)
+	})
+	runSuite(t, "WatchDeleteEventObjectHaveLatestRV", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestWatchDeleteEventObjectHaveLatestRV(ctx, t, s)
+	})
+	runSuite(t, "WatchInitializationSignal", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestWatchInitializationSignal(ctx, t, s)
+	})
+	runSuite(t, "ProgressNotify", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunOptionalTestProgressNotify(ctx, t, s, s.increaseRV)
+	})
+	runSuite(t, "WatchWithUnsafeDelete", func(t *testing.T) {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
+		ctx, s := setup(t)
+		storagetesting.RunTestWatchWithUnsafeDelete(ctx, t, s, errCorrupt)
+	})
+	runSuite(t, "WatchDispatchBookmarkEvents", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestWatchDispatchBookmarkEvents(ctx, t, s, false)
+	})
+	runSuite(t, "OptionalWatchBookmarksWithCorrectResourceVersion", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunTestOptionalWatchBookmarksWithCorrectResourceVersion(ctx, t, s)
+	})
+	runSuite(t, "SendInitialEventsBackwardCompatibility", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunSendInitialEventsBackwardCompatibility(ctx, t, s)
+	})
+	runSuite(t, "WatchSemantics", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunWatchSemantics(ctx, t, s)
+	})
+	runSuite(t, "WatchSemanticInitialEventsExtended", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunWatchSemanticInitialEventsExtended(ctx, t, s)
+	})
+	runSuite(t, "WatchListMatchSingle", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunWatchListMatchSingle(ctx, t, s)
+	})
+	runSuite(t, "WatchErrorIsBlockingFurtherEvents", func(t *testing.T) {
+		ctx, s := setup(t)
+		storagetesting.RunWatchErrorIsBlockingFurtherEvents(ctx, t, s)
+	})
+}
