@@ -15,7 +15,9 @@
 // last page can come back short. Each page re-reads the scope at that
 // revision (O(records) per page); a token outlives the host's compaction as
 // etcd3's do (410, with a token that continues at the latest revision).
-// Record names stay hashes: the order is served, not stored.
+// Record names stay hashes: the order is served, not stored. A list at
+// resourceVersion 0 reads the host's latest (the host serves consistent
+// lists from its cache), so it never misses this server's own writes.
 // Initial watch events (resourceVersion unset or 0, or sendInitialEvents)
 // are collected up to the host's initial-events-end bookmark and sorted.
 //

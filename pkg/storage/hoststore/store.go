@@ -375,9 +375,13 @@ func (s *store) GetList(ctx context.Context, key string, opts storage.ListOption
 		hostOpts.ResourceVersionMatch = metav1.ResourceVersionMatchExact
 	case opts.Predicate.Continue != "":
 		// A continuation at the latest revision (after a 410): read it now.
+	case opts.ResourceVersion == "0":
+		// Any revision will do; the latest is one, and no older than what
+		// this server wrote, which the host's cache may not have yet. The
+		// host serves consistent lists from its cache too.
 	default:
 		hostOpts.ResourceVersion = opts.ResourceVersion
-		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+		if opts.ResourceVersion != "" {
 			hostOpts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 		}
 	}
