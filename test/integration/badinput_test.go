@@ -129,6 +129,7 @@ func TestOversizeBodies(t *testing.T) {
 // TestPlantedRecords: records written into the server's namespace by
 // someone else (an admin, a bug), malformed or contradicting themselves,
 // never take the server down: it stays up, lists, watches and reconciles.
+// A watch that meets one ends with an error, so its client relists.
 func TestPlantedRecords(t *testing.T) {
 	host := hostCluster(t)
 	ctx := t.Context()
@@ -199,6 +200,28 @@ func TestPlantedRecords(t *testing.T) {
 		_, err := sims.Get(ctx, name, metav1.GetOptions{})
 		t.Logf("get of planted %s: %v", name, err)
 	}
+	// The watch that met the unreadable records says so with an error and
+	// ends (it must not miss a change silently), so its client relists.
+	waitFault(t, "the watch to report the planted records", func(ctx context.Context) (bool, error) {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return false, fmt.Errorf("the watch ended without an error event")
+			}
+			return ev.Type == watch.Error, nil
+		default:
+			return false, nil
+		}
+	})
+	relisted, err := sims.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("relist with planted records: %v", err)
+	}
+	w, err = sims.Watch(ctx, metav1.ListOptions{ResourceVersion: relisted.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
 	// Writes, watches and the reconciler go on.
 	if _, err := sims.Create(ctx, newSimulator("after"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
