@@ -89,6 +89,8 @@ var notApplicable = map[string]string{
 	"GetListWithoutErrorAggregation":   "by design a record that cannot be read is skipped (and logged) by lists, so one bad record cannot take every list down (HOST-STORAGE.md, trap 2); a get of it reports it and unsafe deletion removes it",
 	"TransformationFailure":            "a record that cannot be read is answered as kube's etcd3 store wrapped for unsafe deletion (AllowUnsafeMalformedObjectDeletion, on by default) answers it: a corrupt-object error, which the registry turns into the unsafe-delete hint, not a bare internal error; and lists skip it (see above)",
 	"GuaranteedUpdateChecksStoredData": "the host skips updates that change nothing, so rewriting identical bytes because the transformer reports them stale makes no new revision (a real encrypting transformer writes new bytes)",
+	"GuaranteedUpdateWithConflict":     "it writes an object whose metadata does not name its key; records refuse that (checkIdentity: a record must hold the object its key names, so none can be planted under another name)",
+	"KeySchema":                        "it writes objects with no name under keys that name one; records refuse that (checkIdentity: a record must hold the object its key names, so none can be planted under another name)",
 	"WatchSemantics": "its sendInitialEvents=false, resourceVersion=1 cases watch from revision 1, long before the host's watch-cache window (the host's own start wrote hundreds of revisions), and get the host's 410, as from kube's own watch cache; " +
 		"its other cases pass (go test -run 'TestWatch/WatchSemantics' with this entry removed)",
 }
