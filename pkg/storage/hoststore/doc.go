@@ -48,4 +48,10 @@
 //   - CompactRevision, Stats, ProgressNotify: etcd and watch-cache features
 //     (compaction hook, list cost estimate, progress notifications) the host
 //     does not offer to its clients.
+//   - GuaranteedUpdateWithConflict, KeySchema: they store objects whose
+//     metadata does not name their key (another name, or none). A record must
+//     hold the object its key names, or it is garbage (checkIdentity), so that
+//     nobody who can write ConfigMaps in the records' namespace can plant an
+//     object under another namespace's key; kube's etcd3 store leaves that
+//     check to the registry, which cannot see a planted record.
 package hoststore
