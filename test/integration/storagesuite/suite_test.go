@@ -96,273 +96,212 @@ var notApplicable = map[string]string{
 }
 
 // runSuite runs one upstream test by name, or skips it with its reason.
-func runSuite(t *testing.T, name string, f func(t *testing.T)) {
+// runSuite runs one upstream test against a store of its own (a fresh records
+// namespace), unless notApplicable names it.
+func runSuite(t *testing.T, name string, f func(ctx context.Context, t *testing.T, s *testStore)) {
 	t.Run(name, func(t *testing.T) {
 		if reason, ok := notApplicable[name]; ok {
 			t.Skipf("not applicable to records in host ConfigMaps: %s", reason)
 		}
-		f(t)
+		f(t.Context(), t, newTestStore(t))
 	})
 }
 
 func TestStore(t *testing.T) {
-	setup := func(t *testing.T) (context.Context, *testStore) { return t.Context(), newTestStore(t) }
-	runSuite(t, "Create", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "Create", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestCreate(ctx, t, s, s.checkStorageInvariants)
 	})
-	runSuite(t, "CreateWithTTL", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "CreateWithTTL", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestCreateWithTTL(ctx, t, s)
 	})
-	runSuite(t, "CreateWithKeyExist", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "CreateWithKeyExist", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestCreateWithKeyExist(ctx, t, s)
 	})
-	runSuite(t, "Get", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "Get", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestGet(ctx, t, s)
 	})
-	runSuite(t, "UnconditionalDelete", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "UnconditionalDelete", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestUnconditionalDelete(ctx, t, s)
 	})
-	runSuite(t, "ConditionalDelete", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ConditionalDelete", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestConditionalDelete(ctx, t, s)
 	})
-	runSuite(t, "DeleteWithSuggestion", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "DeleteWithSuggestion", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestDeleteWithSuggestion(ctx, t, s)
 	})
-	runSuite(t, "DeleteWithSuggestionAndConflict", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "DeleteWithSuggestionAndConflict", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestDeleteWithSuggestionAndConflict(ctx, t, s)
 	})
-	runSuite(t, "DeleteWithConflict", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "DeleteWithConflict", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestDeleteWithConflict(ctx, t, s)
 	})
-	runSuite(t, "DeleteWithSuggestionOfDeletedObject", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "DeleteWithSuggestionOfDeletedObject", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestDeleteWithSuggestionOfDeletedObject(ctx, t, s)
 	})
-	runSuite(t, "ValidateDeletionWithSuggestion", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ValidateDeletionWithSuggestion", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestValidateDeletionWithSuggestion(ctx, t, s)
 	})
-	runSuite(t, "ValidateDeletionWithOnlySuggestionValid", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ValidateDeletionWithOnlySuggestionValid", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestValidateDeletionWithOnlySuggestionValid(ctx, t, s)
 	})
-	runSuite(t, "PreconditionalDeleteWithSuggestion", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "PreconditionalDeleteWithSuggestion", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestPreconditionalDeleteWithSuggestion(ctx, t, s)
 	})
-	runSuite(t, "PreconditionalDeleteWithOnlySuggestionPass", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "PreconditionalDeleteWithOnlySuggestionPass", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestPreconditionalDeleteWithOnlySuggestionPass(ctx, t, s)
 	})
-	runSuite(t, "DeleteWithConflictAndMissingExpectedTransformOrDecodeError", func(t *testing.T) {
+	runSuite(t, "DeleteWithConflictAndMissingExpectedTransformOrDecodeError", func(ctx context.Context, t *testing.T, s *testStore) {
 		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
-		ctx, s := setup(t)
 		storagetesting.RunTestDeleteWithConflictAndMissingExpectedTransformOrDecodeError(ctx, t, s, s.codec.setFailingDecode)
 	})
-	runSuite(t, "DeleteWithConflictAndExpectedTransformError", func(t *testing.T) {
+	runSuite(t, "DeleteWithConflictAndExpectedTransformError", func(ctx context.Context, t *testing.T, s *testStore) {
 		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
-		ctx, s := setup(t)
 		storagetesting.RunTestDeleteExpectedTransformOrDecodeError(ctx, t, s, s.transformer.setFailing)
 	})
-	runSuite(t, "DeleteWithConflictAndExpectedDecodeError", func(t *testing.T) {
+	runSuite(t, "DeleteWithConflictAndExpectedDecodeError", func(ctx context.Context, t *testing.T, s *testStore) {
 		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
-		ctx, s := setup(t)
 		storagetesting.RunTestDeleteExpectedTransformOrDecodeError(ctx, t, s, s.codec.setFailingDecode)
 	})
-	runSuite(t, "DeleteWithSuggestionAndMissingExpectedTransformOrDecodeError", func(t *testing.T) {
+	runSuite(t, "DeleteWithSuggestionAndMissingExpectedTransformOrDecodeError", func(ctx context.Context, t *testing.T, s *testStore) {
 		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
-		ctx, s := setup(t)
 		storagetesting.RunTestDeleteWithSuggestionAndMissingExpectedTransformOrDecodeError(ctx, t, s)
 	})
-	runSuite(t, "List", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "List", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestList(ctx, t, s, s.compact, false, nil)
 	})
-	runSuite(t, "ConsistentList", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ConsistentList", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestConsistentList(ctx, t, s, s.increaseRV, false, true, false)
 	})
-	runSuite(t, "GetListNonRecursive", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "GetListNonRecursive", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestGetListNonRecursive(ctx, t, s.increaseRV, s)
 	})
-	runSuite(t, "GetListRecursivePrefix", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "GetListRecursivePrefix", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestGetListRecursivePrefix(ctx, t, s)
 	})
-	runSuite(t, "GetListWithErrorAggregation", func(t *testing.T) {
+	runSuite(t, "GetListWithErrorAggregation", func(ctx context.Context, t *testing.T, s *testStore) {
 		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
-		ctx, s := setup(t)
 		storagetesting.RunTestGetListWithErrorAggregation(ctx, t, s, errCorrupt)
 	})
-	runSuite(t, "GetListWithoutErrorAggregation", func(t *testing.T) {
+	runSuite(t, "GetListWithoutErrorAggregation", func(ctx context.Context, t *testing.T, s *testStore) {
 		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, false)
-		ctx, s := setup(t)
 		storagetesting.RunTestGetListWithoutErrorAggregation(ctx, t, s, errCorrupt)
 	})
-	runSuite(t, "ListContinuation", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ListContinuation", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestListContinuation(ctx, t, s, nil)
 	})
-	runSuite(t, "ListPaginationRareObject", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ListPaginationRareObject", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestListPaginationRareObject(ctx, t, s, nil)
 	})
-	runSuite(t, "ListContinuationWithFilter", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ListContinuationWithFilter", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestListContinuationWithFilter(ctx, t, s, nil)
 	})
-	runSuite(t, "ListInconsistentContinuation", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ListInconsistentContinuation", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestListInconsistentContinuation(ctx, t, s, s.compact)
 	})
-	runSuite(t, "ListResourceVersionMatch", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ListResourceVersionMatch", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestListResourceVersionMatch(ctx, t, s)
 	})
-	runSuite(t, "GuaranteedUpdate", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "GuaranteedUpdate", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestGuaranteedUpdate(ctx, t, s, s.checkStorageInvariants)
 	})
-	runSuite(t, "GuaranteedUpdateWithTTL", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "GuaranteedUpdateWithTTL", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestGuaranteedUpdateWithTTL(ctx, t, s)
 	})
-	runSuite(t, "GuaranteedUpdateChecksStoredData", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "GuaranteedUpdateChecksStoredData", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestGuaranteedUpdateChecksStoredData(ctx, t, s)
 	})
-	runSuite(t, "GuaranteedUpdateWithConflict", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "GuaranteedUpdateWithConflict", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestGuaranteedUpdateWithConflict(ctx, t, s)
 	})
-	runSuite(t, "GuaranteedUpdateWithSuggestionAndConflict", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "GuaranteedUpdateWithSuggestionAndConflict", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestGuaranteedUpdateWithSuggestionAndConflict(ctx, t, s)
 	})
-	runSuite(t, "TransformationFailure", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "TransformationFailure", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestTransformationFailure(ctx, t, s)
 	})
-	runSuite(t, "Stats", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "Stats", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestStats(ctx, t, s, s.codec, s.transformer, false)
 	})
-	runSuite(t, "ListPaging", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ListPaging", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestListPaging(ctx, t, s)
 	})
-	runSuite(t, "NamespaceScopedList", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "NamespaceScopedList", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestNamespaceScopedList(ctx, t, s)
 	})
-	runSuite(t, "CompactRevision", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "CompactRevision", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestCompactRevision(ctx, t, s, s.increaseRV, s.compact)
 	})
-	runSuite(t, "KeySchema", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "KeySchema", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestKeySchema(ctx, t, s)
 	})
 }
 
 func TestWatch(t *testing.T) {
-	setup := func(t *testing.T) (context.Context, *testStore) { return t.Context(), newTestStore(t) }
-	runSuite(t, "Watch", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "Watch", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestWatch(ctx, t, s)
 	})
-	runSuite(t, "ClusterScopedWatch", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ClusterScopedWatch", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestClusterScopedWatch(ctx, t, s)
 	})
-	runSuite(t, "NamespaceScopedWatch", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "NamespaceScopedWatch", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestNamespaceScopedWatch(ctx, t, s)
 	})
-	runSuite(t, "DeleteTriggerWatch", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "DeleteTriggerWatch", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestDeleteTriggerWatch(ctx, t, s)
 	})
-	runSuite(t, "WatchFromZero", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatchFromZero", func(ctx context.Context, t *testing.T, s *testStore) {
 		// Without compaction: the host's watch cache does not see its etcd
 		// compacted behind its back (see List above), so the second half,
 		// a 410 after compaction, is skipped by the test itself.
 		storagetesting.RunTestWatchFromZero(ctx, t, s, nil)
 	})
-	runSuite(t, "WatchFromNonZero", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatchFromNonZero", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestWatchFromNonZero(ctx, t, s)
 	})
-	runSuite(t, "DelayedWatchDelivery", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "DelayedWatchDelivery", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestDelayedWatchDelivery(ctx, t, s)
 	})
-	runSuite(t, "WatchError", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatchError", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestWatchError(ctx, t, s)
 	})
-	runSuite(t, "WatchContextCancel", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatchContextCancel", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestWatchContextCancel(ctx, t, s)
 	})
-	runSuite(t, "WatcherTimeout", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatcherTimeout", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestWatcherTimeout(ctx, t, s)
 	})
-	runSuite(t, "WatchDeleteEventObjectHaveLatestRV", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatchDeleteEventObjectHaveLatestRV", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestWatchDeleteEventObjectHaveLatestRV(ctx, t, s)
 	})
-	runSuite(t, "WatchInitializationSignal", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatchInitializationSignal", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestWatchInitializationSignal(ctx, t, s)
 	})
-	runSuite(t, "ProgressNotify", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "ProgressNotify", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunOptionalTestProgressNotify(ctx, t, s, s.increaseRV)
 	})
-	runSuite(t, "WatchWithUnsafeDelete", func(t *testing.T) {
+	runSuite(t, "WatchWithUnsafeDelete", func(ctx context.Context, t *testing.T, s *testStore) {
 		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.AllowUnsafeMalformedObjectDeletion, true)
-		ctx, s := setup(t)
 		storagetesting.RunTestWatchWithUnsafeDelete(ctx, t, s, errCorrupt)
 	})
-	runSuite(t, "WatchDispatchBookmarkEvents", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatchDispatchBookmarkEvents", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestWatchDispatchBookmarkEvents(ctx, t, s, false)
 	})
-	runSuite(t, "OptionalWatchBookmarksWithCorrectResourceVersion", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "OptionalWatchBookmarksWithCorrectResourceVersion", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunTestOptionalWatchBookmarksWithCorrectResourceVersion(ctx, t, s)
 	})
-	runSuite(t, "SendInitialEventsBackwardCompatibility", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "SendInitialEventsBackwardCompatibility", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunSendInitialEventsBackwardCompatibility(ctx, t, s)
 	})
-	runSuite(t, "WatchSemantics", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatchSemantics", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunWatchSemantics(ctx, t, s)
 	})
-	runSuite(t, "WatchSemanticInitialEventsExtended", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatchSemanticInitialEventsExtended", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunWatchSemanticInitialEventsExtended(ctx, t, s)
 	})
-	runSuite(t, "WatchListMatchSingle", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatchListMatchSingle", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunWatchListMatchSingle(ctx, t, s)
 	})
-	runSuite(t, "WatchErrorIsBlockingFurtherEvents", func(t *testing.T) {
-		ctx, s := setup(t)
+	runSuite(t, "WatchErrorIsBlockingFurtherEvents", func(ctx context.Context, t *testing.T, s *testStore) {
 		storagetesting.RunWatchErrorIsBlockingFurtherEvents(ctx, t, s)
 	})
 }
