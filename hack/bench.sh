@@ -1,40 +1,68 @@
 #!/usr/bin/env bash
-# Runs the benchmarks of DESIGN §8 side by side in one run (binaries from
-# `make build tools`): against the host control plane (proxy GET direct vs
-# through the host; listing 100 simulators, with sim-apiserver's RSS; 5,000
-# Nodes to Ready via a NodePool vs a raw create loop vs kwokctl scale; a
-# simulator's CPU and RSS with 5,000 Nodes idle) and, as
-# root, on the cluster with a node (direct vs the host's services/proxy vs
-# sim-apiserver's proxy). Figures are percentiles reported as custom metrics
-# (p50-ms, p90-ms, ...); compare ratios within one run, never across
-# machines. Extra arguments go to go test.
-# `make bench` runs it; the figures, as "name value unit" lines and as a
-# table with ratios within each benchmark, end up in _output/bench/report.md
-# (the raw output next to it, raw.txt).
+# Runs every comparison of DESIGN §8 in one run (`make bench`, after `make
+# build tools`, as root: the three-path figures need the cluster with a
+# node), each benchmark alternating its contenders so that the machine's
+# drift hits them all:
+#   test/e2e         small GET, LIST of 1,000 Nodes, watch latency (direct vs
+#                    the host's services/proxy vs simulators/proxy);
+#                    create → Available and the simulator Pod's RSS
+#   test/integration 5,000 Nodes to Ready (NodePool vs raw loop vs kwokctl,
+#                    with Ready-over-time samples); 100 simulators listed
+#   test/simulator   scheduling throughput, sim-scheduler vs stock
+# then hack/benchreport prints one "name value unit" line per figure and
+# ratio (figures.txt) and writes _output/bench/report.md: the budgets, a
+# table per benchmark, plots. Compare ratios within one run, never across
+# machines.
+#
+# BENCH_QUICK=1 is for developing the benchmarks only: one round, 500 Nodes,
+# no scheduling benchmark (it has no smaller size). Extra arguments go to
+# every go test.
 set -o errexit -o nounset -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-benchtime="${BENCHTIME:-300x}"
 out="${BENCH_DIR:-_output/bench}"
+rounds=5
+sched=1
+if [[ "${BENCH_QUICK:-}" == 1 ]]; then
+  export SIM_BENCH_NODES="${SIM_BENCH_NODES:-500}"
+  rounds=1
+  sched=0
+fi
+if [[ "$(id -u)" != 0 ]]; then
+  echo "make bench needs root: the comparisons of paths run on the cluster with a node" >&2
+  exit 1
+fi
+export SIM_NODE_LOCK_WAIT="${SIM_NODE_LOCK_WAIT:-60m}"
+rm -rf "${out}"
 mkdir -p "${out}"
-: >"${out}/raw.txt"
+export SIM_BENCH_DIR="$(cd "${out}" && pwd)"
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+started="$(date -u '+%F %H:%M UTC')"
+load_before="$(load)"
+failed=()
 bench() {
-  echo "+ go test $*"
-  go test "$@" 2>&1 | tee -a "${out}/raw.txt"
+  echo "+ go test $*" | tee -a "${out}/raw.txt"
+  if ! go test -count=1 -run '^$' "$@" 2>&1 | tee -a "${out}/raw.txt"; then
+    failed+=("${*: -1}")
+  fi
 }
-bench -count=1 -run '^$' -bench . -skip 'NodesToReady|IdleNodes' -benchtime "${benchtime}" "$@" ./test/integration/
-# Simulators filled with 5,000 Nodes (then left idle for 10 minutes): one run
-# is the measurement.
-bench -count=1 -run '^$' -bench 'NodesToReady|IdleNodes' -benchtime 1x -timeout 40m "$@" ./test/integration/
-if [[ "$(id -u)" == "0" ]]; then
-  bench -count=1 -run '^$' -bench . -benchtime "${benchtime}" "$@" ./test/e2e/
+bench -bench . -benchtime "${rounds}x" -timeout 60m "$@" ./test/e2e/
+bench -bench NodesToReady -benchtime 1x -timeout 40m "$@" ./test/integration/
+bench -bench ListSimulators -benchtime 300x -timeout 20m "$@" ./test/integration/
+if [[ "${sched}" == 1 ]]; then
+  bench -bench SchedulingThroughput -benchtime 1x -timeout 30m "$@" ./test/simulator/
 fi
 {
-  echo "# Benchmarks"
+  echo "# make bench"
   echo
-  echo "$(date -u +%FT%TZ), $(git describe --always --dirty 2>/dev/null), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB; \`hack/bench.sh${*:+ $*}\` with BENCHTIME=${benchtime}. Ratios are to the first contender of the same benchmark, within this run."
-  echo
+  echo "- When: ${started} to $(date -u '+%H:%M UTC'), at $(git describe --always --dirty 2>/dev/null)"
+  echo "- Machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB RAM; load average ${load_before} at the start, $(load) at the end"
+  echo "- Command: \`${BENCH_QUICK:+BENCH_QUICK=1 }hack/bench.sh${*:+ $*}\` (${rounds} rounds of each comparison; raw output in raw.txt)"
+  if [[ "${#failed[@]}" -gt 0 ]]; then
+    echo "- **Failed**: ${failed[*]} (see raw.txt); their figures are missing"
+  fi
 } >"${out}/report.md"
-go run ./hack/benchreport "${out}/table.md" <"${out}/raw.txt"
-cat "${out}/table.md" >>"${out}/report.md"
-rm "${out}/table.md"
+go run ./hack/benchreport -out "${out}/body.md" -dir "${out}" <"${out}/raw.txt" | tee "${out}/figures.txt"
+cat "${out}/body.md" >>"${out}/report.md"
+rm "${out}/body.md"
 echo "wrote ${out}/report.md"
+[[ "${#failed[@]}" == 0 ]]

@@ -1,29 +1,37 @@
-// Command benchreport turns the output of go test -bench (on stdin) into a
-// Markdown table, one row per figure (name, value, unit), with each
-// sub-benchmark's ratio to the first of its family for the same unit: the
-// contenders of one comparison (e.g. BenchmarkProxyPaths/direct,
-// /services-proxy, /sim-proxy) are sub-benchmarks of one benchmark. It
-// prints the figures as "name value unit" lines too.
+// Command benchreport turns the output of go test -bench (on stdin) into
+// the figures of `make bench`: one "name value unit" line per figure and
+// per ratio on stdout, and a Markdown report (-out) with one table per
+// benchmark, the budgets of DESIGN §8 against what was measured, and a plot
+// (SVG, next to the report) per series file a benchmark wrote to -dir.
+//
+// A benchmark compares contenders by reporting each one's figures as the
+// unit "CONTENDER:METRIC" (test/framework.ReportContender); the ratios are
+// those of every contender to each one before it, for the same metric.
 package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // figure is one value a benchmark reported.
 type figure struct {
-	name  string // benchmark name without the -GOMAXPROCS suffix
-	value float64
-	unit  string
+	bench     string // benchmark name without the -GOMAXPROCS suffix
+	contender string // "" when the figure is the benchmark's own
+	metric    string
+	value     float64
 }
 
 // parse reads the benchmark lines of go test output: name, iterations, then
-// value/unit pairs.
+// value/unit pairs. It leaves ns/op out when a benchmark reports figures of
+// its own: its iterations are rounds or runs, not operations.
 func parse(r io.Reader) ([]figure, error) {
 	var out []figure
 	s := bufio.NewScanner(r)
@@ -42,57 +50,242 @@ func parse(r io.Reader) ([]figure, error) {
 				name = name[:i]
 			}
 		}
+		var line []figure
 		for i := 2; i+1 < len(fields); i += 2 {
 			v, err := strconv.ParseFloat(fields[i], 64)
 			if err != nil {
 				break
 			}
-			out = append(out, figure{name: name, value: v, unit: fields[i+1]})
+			f := figure{bench: name, metric: fields[i+1], value: v}
+			if c, m, ok := strings.Cut(f.metric, ":"); ok {
+				f.contender, f.metric = c, m
+			}
+			line = append(line, f)
 		}
+		if len(line) > 1 && line[0].metric == "ns/op" {
+			line = line[1:]
+		}
+		out = append(out, line...)
 	}
 	return out, s.Err()
 }
 
-// ratios returns, per figure, its ratio to the first figure of the same
-// family (the name up to the last "/") and unit, or "" for the first.
-func ratios(figs []figure) []string {
-	out := make([]string, len(figs))
-	first := map[string]figure{}
-	for i, f := range figs {
-		family, _, sub := strings.Cut(f.name, "/")
-		if !sub {
-			continue
+// table is one benchmark's figures: contenders and metrics in the order
+// they came, values by contender and metric.
+type table struct {
+	bench      string
+	contenders []string // "" for the benchmark's own figures
+	metrics    []string
+	values     map[[2]string]float64
+}
+
+func (t *table) value(contender, metric string) (float64, bool) {
+	v, ok := t.values[[2]string{contender, metric}]
+	return v, ok
+}
+
+// contenderOrder puts the contenders of each comparison in the order of
+// DESIGN §8, the physical limit or the baseline first (go test prints a
+// benchmark's figures sorted by unit); others follow in the order they came.
+var contenderOrder = []string{"", "direct", "services-proxy", "sim-proxy", "raw", "nodepool", "kwokctl", "stock", "sim-scheduler", "idle"}
+
+func rank(contender string) int {
+	for i, c := range contenderOrder {
+		if c == contender {
+			return i
 		}
-		key := family + "\x00" + f.unit
-		base, ok := first[key]
-		if !ok {
-			first[key] = f
-			continue
+	}
+	return len(contenderOrder)
+}
+
+// group sorts figures into tables, one per benchmark, in order.
+func group(figs []figure) []*table {
+	var out []*table
+	byBench := map[string]*table{}
+	for _, f := range figs {
+		t := byBench[f.bench]
+		if t == nil {
+			t = &table{bench: f.bench, values: map[[2]string]float64{}}
+			byBench[f.bench] = t
+			out = append(out, t)
 		}
-		if base.value != 0 {
-			out[i] = fmt.Sprintf("%.2f× %s", f.value/base.value, strings.TrimPrefix(base.name, family+"/"))
+		if !contains(t.contenders, f.contender) {
+			t.contenders = append(t.contenders, f.contender)
+		}
+		if !contains(t.metrics, f.metric) {
+			t.metrics = append(t.metrics, f.metric)
+		}
+		t.values[[2]string{f.contender, f.metric}] = f.value
+	}
+	for _, t := range out {
+		slices.SortStableFunc(t.contenders, func(a, b string) int { return rank(a) - rank(b) })
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ratio is one contender's figure over an earlier one's.
+type ratio struct{ num, den string }
+
+// ratios returns the pairs of contenders of t, each later one over each
+// earlier one.
+func (t *table) ratios() []ratio {
+	var named []string
+	for _, c := range t.contenders {
+		if c != "" {
+			named = append(named, c)
+		}
+	}
+	var out []ratio
+	for i := range named {
+		for j := range i {
+			out = append(out, ratio{named[i], named[j]})
 		}
 	}
 	return out
 }
 
+func (r ratio) String() string { return r.num + "÷" + r.den }
+
+func (t *table) ratio(r ratio, metric string) (float64, bool) {
+	n, ok1 := t.value(r.num, metric)
+	d, ok2 := t.value(r.den, metric)
+	if !ok1 || !ok2 || d == 0 {
+		return 0, false
+	}
+	return n / d, true
+}
+
+func format(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v >= 100 || v <= -100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10 || v <= -10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
+
+// lines writes the figures and ratios as "name value unit" lines.
+func lines(w io.Writer, tables []*table) {
+	for _, t := range tables {
+		for _, c := range t.contenders {
+			name := t.bench
+			if c != "" {
+				name += "/" + c
+			}
+			for _, m := range t.metrics {
+				if v, ok := t.value(c, m); ok {
+					fmt.Fprintf(w, "%s %s %s\n", name, format(v), m)
+				}
+			}
+		}
+		for _, r := range t.ratios() {
+			for _, m := range t.metrics {
+				if v, ok := t.ratio(r, m); ok {
+					fmt.Fprintf(w, "%s/%s %.2f ×%s\n", t.bench, r, v, m)
+				}
+			}
+		}
+	}
+}
+
+// markdown writes a table per benchmark: a row per metric, a column per
+// contender and per ratio.
+func markdown(w io.Writer, tables []*table) {
+	for _, t := range tables {
+		fmt.Fprintf(w, "\n### %s\n\n", strings.TrimPrefix(t.bench, "Benchmark"))
+		if d := describe(t.bench); d != "" {
+			fmt.Fprintf(w, "%s\n\n", d)
+		}
+		cols := []string{"figure"}
+		for _, c := range t.contenders {
+			if c == "" {
+				c = "value"
+			}
+			cols = append(cols, c)
+		}
+		rs := t.ratios()
+		for _, r := range rs {
+			cols = append(cols, r.String())
+		}
+		fmt.Fprintf(w, "| %s |\n|---|%s\n", strings.Join(cols, " | "), strings.Repeat("---:|", len(cols)-1))
+		for _, m := range t.metrics {
+			row := []string{m}
+			for _, c := range t.contenders {
+				if v, ok := t.value(c, m); ok {
+					row = append(row, format(v))
+				} else {
+					row = append(row, "")
+				}
+			}
+			for _, r := range rs {
+				if v, ok := t.ratio(r, m); ok {
+					row = append(row, fmt.Sprintf("%.2f×", v))
+				} else {
+					row = append(row, "")
+				}
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		}
+	}
+}
+
 func main() {
-	figs, err := parse(os.Stdin)
-	if err != nil {
+	out := flag.String("out", "", "write the Markdown report here")
+	dir := flag.String("dir", "", "draw the *.series.tsv files of this directory as SVG plots next to them")
+	flag.Parse()
+	if err := run(os.Stdin, os.Stdout, *out, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	rs := ratios(figs)
-	var b strings.Builder
-	b.WriteString("| name | value | unit | ratio |\n|---|---:|---|---|\n")
-	for i, f := range figs {
-		fmt.Printf("%s %g %s\n", f.name, f.value, f.unit)
-		fmt.Fprintf(&b, "| %s | %g | %s | %s |\n", f.name, f.value, f.unit, rs[i])
+}
+
+func run(in io.Reader, stdout io.Writer, out, dir string) error {
+	figs, err := parse(in)
+	if err != nil {
+		return err
 	}
-	if len(os.Args) > 1 {
-		if err := os.WriteFile(os.Args[1], []byte(b.String()), 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+	tables := group(figs)
+	lines(stdout, tables)
+	if out == "" {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("\n## Budgets (DESIGN §8)\n\n")
+	budgetTable(&b, tables)
+	b.WriteString("\n## Figures\n")
+	markdown(&b, tables)
+	if dir != "" {
+		files, err := filepath.Glob(filepath.Join(dir, "*.series.tsv"))
+		if err != nil {
+			return err
+		}
+		if len(files) > 0 {
+			b.WriteString("\n## Plots\n")
+		}
+		for _, f := range files {
+			title, svg, err := plotFile(f)
+			if err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			name := strings.TrimSuffix(filepath.Base(f), ".series.tsv") + ".svg"
+			if err := os.WriteFile(filepath.Join(dir, name), svg, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "\n![%s](%s)\n", title, name)
 		}
 	}
+	return os.WriteFile(out, []byte(b.String()), 0o644)
 }

@@ -1,37 +1,96 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestParseAndRatios(t *testing.T) {
-	out := `goos: linux
-BenchmarkProxyPaths/direct-2         	     300	   1000000 ns/op	         1.00 p50-ms	         2.00 p90-ms
-BenchmarkProxyPaths/services-proxy-2 	     300	   2000000 ns/op	         2.00 p50-ms	         3.00 p90-ms
-BenchmarkProxyPaths/sim-proxy-2      	     300	   1500000 ns/op	         1.50 p50-ms	         2.50 p90-ms
+const output = `goos: linux
+BenchmarkProxyGet-2         	     5	   1000000 ns/op	         1.00 direct:p50-ms	         2.00 services-proxy:p50-ms	         1.50 sim-proxy:p50-ms
+BenchmarkNodesToReady-2         	     1	   1000000 ns/op	         4000 kwokctl:nodes/s	         20000 nodepool:nodes/s	         16000 raw:nodes/s
 BenchmarkListSimulators-2 log line
-BenchmarkListSimulators-2            	     100	    500000 ns/op	        40.0 sim-apiserver-RSS-MiB
+BenchmarkListSimulators-2            	     100	    500000 ns/op	        40.0 p50-ms	 120 sim-apiserver-rss-MiB
+BenchmarkOld-2            	     100	    500000 ns/op
 PASS
 `
-	figs, err := parse(strings.NewReader(out))
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	series := "#Nodes Ready\tseconds\tNodes\nnodepool\t0\t0\nnodepool\t2\t5000\nraw\t0\t0\nraw\t4\t5000\n"
+	if err := os.WriteFile(filepath.Join(dir, "ready.series.tsv"), []byte(series), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	report := filepath.Join(dir, "report.md")
+	if err := run(strings.NewReader(output), &stdout, report, dir); err != nil {
+		t.Fatal(err)
+	}
+	want := `BenchmarkProxyGet/direct 1 p50-ms
+BenchmarkProxyGet/services-proxy 2 p50-ms
+BenchmarkProxyGet/sim-proxy 1.5 p50-ms
+BenchmarkProxyGet/services-proxy÷direct 2.00 ×p50-ms
+BenchmarkProxyGet/sim-proxy÷direct 1.50 ×p50-ms
+BenchmarkProxyGet/sim-proxy÷services-proxy 0.75 ×p50-ms
+BenchmarkNodesToReady/raw 16000 nodes/s
+BenchmarkNodesToReady/nodepool 20000 nodes/s
+BenchmarkNodesToReady/kwokctl 4000 nodes/s
+BenchmarkNodesToReady/nodepool÷raw 1.25 ×nodes/s
+BenchmarkNodesToReady/kwokctl÷raw 0.25 ×nodes/s
+BenchmarkNodesToReady/kwokctl÷nodepool 0.20 ×nodes/s
+BenchmarkListSimulators 40.0 p50-ms
+BenchmarkListSimulators 120 sim-apiserver-rss-MiB
+BenchmarkOld 500000 ns/op
+`
+	if diff := cmp.Diff(want, stdout.String()); diff != "" {
+		t.Errorf("figures (-want +got):\n%s", diff)
+	}
+	md, err := os.ReadFile(report)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	rs := ratios(figs)
-	for i, f := range figs {
-		got = append(got, strings.TrimSpace(f.name+" "+f.unit+" "+rs[i]))
+	for _, s := range []string{
+		"| proxy, small GET p50 ≤ 1.0× the host's services/proxy | 0.75× | yes |",
+		"| 100 simulators: list p50 ≤ 50 ms | 40.0 p50-ms | yes |",
+		"| 100 simulators: sim-apiserver RSS ≤ 150 MiB | 120 sim-apiserver-rss-MiB | yes |",
+		"| NodePool ≥ 4× the rate of kwokctl scale node | 5.00× | yes |",
+		"| NodePool, 5,000 Nodes to Ready ≥ 0.9× the rate of a raw 32-worker loop | 1.25× | yes |",
+		"| scheduling with per-plugin results ≥ 0.8× the stock kube-scheduler's pods/s | not measured | |",
+		"| figure | direct | services-proxy | sim-proxy | services-proxy÷direct | sim-proxy÷direct | sim-proxy÷services-proxy |",
+		"| p50-ms | 1 | 2 | 1.5 | 2.00× | 1.50× | 0.75× |",
+		"| figure | value |",
+		"![Nodes Ready](ready.svg)",
+	} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("the report lacks %q:\n%s", s, md)
+		}
 	}
-	want := []string{
-		"BenchmarkProxyPaths/direct ns/op", "BenchmarkProxyPaths/direct p50-ms", "BenchmarkProxyPaths/direct p90-ms",
-		"BenchmarkProxyPaths/services-proxy ns/op 2.00× direct", "BenchmarkProxyPaths/services-proxy p50-ms 2.00× direct", "BenchmarkProxyPaths/services-proxy p90-ms 1.50× direct",
-		"BenchmarkProxyPaths/sim-proxy ns/op 1.50× direct", "BenchmarkProxyPaths/sim-proxy p50-ms 1.50× direct", "BenchmarkProxyPaths/sim-proxy p90-ms 1.25× direct",
-		"BenchmarkListSimulators ns/op", "BenchmarkListSimulators sim-apiserver-RSS-MiB",
+	svg, err := os.ReadFile(filepath.Join(dir, "ready.svg"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("figures (-want +got):\n%s", diff)
+	for _, s := range []string{"<polyline", ">nodepool<", ">raw<", ">5000<"} {
+		if !strings.Contains(string(svg), s) {
+			t.Errorf("the plot lacks %q:\n%s", s, svg)
+		}
+	}
+}
+
+func TestTicks(t *testing.T) {
+	for _, tc := range []struct {
+		max  float64
+		want []float64
+	}{
+		{5000, []float64{0, 1000, 2000, 3000, 4000, 5000}},
+		{37, []float64{0, 10, 20, 30, 40}},
+		{0.8, []float64{0, 0.2, 0.4, 0.6000000000000001, 0.8}},
+	} {
+		if diff := cmp.Diff(tc.want, ticks(tc.max)); diff != "" {
+			t.Errorf("ticks(%g) (-want +got):\n%s", tc.max, diff)
+		}
 	}
 }

@@ -118,6 +118,16 @@ func simulatorPod(t testing.TB, s *v1alpha1.Simulator) *corev1.Pod {
 // certificate of the simulator's credentials Secret.
 func innerClient(t testing.TB, s *v1alpha1.Simulator, pod *corev1.Pod) kubernetes.Interface {
 	t.Helper()
+	client, err := kubernetes.NewForConfig(innerConfig(t, s, pod))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// innerConfig is the client config of innerClient.
+func innerConfig(t testing.TB, s *v1alpha1.Simulator, pod *corev1.Pod) *rest.Config {
+	t.Helper()
 	secret, err := hostCluster(t).Client.CoreV1().Secrets(s.Namespace).Get(t.Context(), sim.SimulatorSecretName(s.Name), metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("getting the credentials of %s/%s: %v", s.Namespace, s.Name, err)
@@ -134,11 +144,7 @@ func innerClient(t testing.TB, s *v1alpha1.Simulator, pod *corev1.Pod) kubernete
 		// No client-side throttling: benchmarks measure the server.
 		QPS: -1,
 	}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client
+	return cfg
 }
 
 // checkPodOnNode checks that the simulator's Pod really runs on the node:

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,11 +49,13 @@ func BenchmarkNodesToReady(b *testing.B) {
 	n := benchNodes(b)
 	ns := createNamespace(b, "bench-nodes")
 	var raw, pool, kwokctl time.Duration
+	var series []framework.Series
 	for i := range b.N {
-		raw = timeToReady(b, ns, fmt.Sprintf("raw-%d", i), n, func(ctx context.Context, name string, cfg *rest.Config) error {
+		series = series[:0]
+		raw = timeToReady(b, ns, fmt.Sprintf("raw-%d", i), n, &series, func(ctx context.Context, name string, cfg *rest.Config) error {
 			return rawCreate(ctx, cfg, n)
 		})
-		pool = timeToReady(b, ns, fmt.Sprintf("pool-%d", i), n, func(ctx context.Context, name string, _ *rest.Config) error {
+		pool = timeToReady(b, ns, fmt.Sprintf("nodepool-%d", i), n, &series, func(ctx context.Context, name string, _ *rest.Config) error {
 			np := &v1alpha1.NodePool{
 				ObjectMeta: metav1.ObjectMeta{Name: "bench"},
 				Spec:       v1alpha1.NodePoolSpec{SimulatorName: name, Replicas: ptr.To(int32(n))},
@@ -60,25 +63,25 @@ func BenchmarkNodesToReady(b *testing.B) {
 			_, err := simClient(b).SimV1alpha1().NodePools(ns).Create(ctx, np, metav1.CreateOptions{})
 			return err
 		})
-		kwokctl = timeToReady(b, ns, fmt.Sprintf("kwokctl-%d", i), n, func(ctx context.Context, name string, cfg *rest.Config) error {
+		kwokctl = timeToReady(b, ns, fmt.Sprintf("kwokctl-%d", i), n, &series, func(ctx context.Context, name string, cfg *rest.Config) error {
 			return kwokctlScale(ctx, b, ns, name, n)
 		})
 	}
-	rate := func(d time.Duration) float64 { return float64(n) / d.Seconds() }
-	b.ReportMetric(pool.Seconds(), "nodepool-s")
-	b.ReportMetric(raw.Seconds(), "raw-s")
-	b.ReportMetric(kwokctl.Seconds(), "kwokctl-s")
-	b.ReportMetric(rate(pool), "nodepool-nodes/s")
-	b.ReportMetric(rate(raw), "raw-nodes/s")
-	b.ReportMetric(rate(kwokctl), "kwokctl-nodes/s")
-	b.ReportMetric(rate(pool)/rate(raw), "nodepool/raw")
-	b.ReportMetric(kwokctl.Seconds()/pool.Seconds(), "kwokctl/nodepool")
+	for _, c := range []struct {
+		name string
+		took time.Duration
+	}{{"nodepool", pool}, {"raw", raw}, {"kwokctl", kwokctl}} {
+		framework.ReportContender(b, c.name, c.took.Seconds(), "s")
+		framework.ReportContender(b, c.name, float64(n)/c.took.Seconds(), "nodes/s")
+	}
+	framework.WriteSeries(b, "nodes-ready", fmt.Sprintf("%d Nodes to Ready, each against a fresh simulator", n), "seconds", "Nodes Ready", series)
 }
 
 // timeToReady starts a simulator, runs create, and returns the time from the
 // start of make until n Nodes are Ready inside; then stops the simulator, so
-// that the next measurement has the machine to itself.
-func timeToReady(b *testing.B, ns, name string, n int, create func(ctx context.Context, name string, cfg *rest.Config) error) time.Duration {
+// that the next measurement has the machine to itself. It appends to
+// series how many Nodes were Ready when, in steps of n/100.
+func timeToReady(b *testing.B, ns, name string, n int, series *[]framework.Series, create func(ctx context.Context, name string, cfg *rest.Config) error) time.Duration {
 	b.Helper()
 	ctx := b.Context()
 	p := runningSimulator(b, ns, name)
@@ -94,6 +97,11 @@ func timeToReady(b *testing.B, ns, name string, n int, create func(ctx context.C
 	var start, allExist time.Time
 	done := make(chan struct{})
 	exist, ready := map[string]bool{}, map[string]bool{}
+	type sample struct {
+		at    time.Time
+		ready int64
+	}
+	var samples []sample
 	count := func(obj interface{}) {
 		node, ok := obj.(*corev1.Node)
 		if !ok {
@@ -109,7 +117,11 @@ func timeToReady(b *testing.B, ns, name string, n int, create func(ctx context.C
 			return
 		}
 		ready[node.Name] = true
-		if readyCount.Add(1) == int64(n) {
+		count := readyCount.Add(1)
+		if step := max(n/100, 1); count%int64(step) == 0 || count == int64(n) {
+			samples = append(samples, sample{time.Now(), count})
+		}
+		if count == int64(n) {
 			close(done)
 		}
 	}
@@ -139,6 +151,11 @@ func timeToReady(b *testing.B, ns, name string, n int, create func(ctx context.C
 	}
 	elapsed := time.Since(start)
 	made := allExist.Sub(start)
+	points := [][2]float64{{0, 0}}
+	for _, s := range samples {
+		points = append(points, [2]float64{s.at.Sub(start).Seconds(), float64(s.ready)})
+	}
+	*series = append(*series, framework.Series{Name: strings.SplitN(name, "-", 2)[0], Points: points})
 	b.Logf("%s: %d Nodes exist after %v (%.0f/s), all Ready after %v (%.0f/s)", name, n,
 		made.Round(time.Millisecond), float64(n)/made.Seconds(), elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds())
 	return elapsed

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+// descriptions say what each benchmark of make bench compares.
+var descriptions = map[string]string{
+	"BenchmarkProxyGet": "A small GET (a Namespace) inside a simulator from 8 clients at once, contenders alternating in rounds: " +
+		"direct to the Pod IP, the host's services/proxy to the simulator's Service, and simulators/NAME/proxy.",
+	"BenchmarkListNodes/json":     "LIST of 1,000 Nodes as JSON from 8 clients at once, same three paths.",
+	"BenchmarkListNodes/protobuf": "LIST of 1,000 Nodes as protobuf from 8 clients at once, same three paths.",
+	"BenchmarkWatchLatency":       "From a ConfigMap's create (direct) until a watcher on each path sees it.",
+	"BenchmarkNodesToReady": "5,000 Nodes to Ready, each contender against a fresh simulator: a NodePool, " +
+		"a raw 32-worker protobuf create loop, `kwokctl scale node --replicas 5000`.",
+	"BenchmarkSchedulingThroughput": "1,000 Pods on 5,000 Nodes: sim-scheduler (records every plugin's results) vs the stock kube-scheduler.",
+	"BenchmarkSimulatorPod": "Simulators created one after the other: create → Available; then the last one's Pod's RSS " +
+		"per program, idle and with 5,000 Ready Nodes.",
+	"BenchmarkListSimulators": "100 simulators: listing them in all namespaces as `kubectl get simulators -A` does (Table), " +
+		"and sim-apiserver's RSS.",
+}
+
+func describe(bench string) string { return descriptions[bench] }
+
+// budget is one goal of DESIGN §8: a figure (or a ratio of two
+// contenders' figures) against a limit.
+type budget struct {
+	goal          string
+	bench, metric string
+	contender     string // "" for the benchmark's own figure
+	over          string // the ratio's denominator; "" for an absolute figure
+	atMost        bool   // the limit is a maximum (else a minimum)
+	limit         float64
+}
+
+var budgets = []budget{
+	{"proxy, small GET p50 ≤ 1.0× the host's services/proxy", "BenchmarkProxyGet", "p50-ms", "sim-proxy", "services-proxy", true, 1.0},
+	{"proxy, LIST of 1,000 Nodes (JSON) ≥ 0.85× direct throughput", "BenchmarkListNodes/json", "lists/s", "sim-proxy", "direct", false, 0.85},
+	{"proxy, LIST of 1,000 Nodes (protobuf) ≥ 0.85× direct throughput", "BenchmarkListNodes/protobuf", "lists/s", "sim-proxy", "direct", false, 0.85},
+	{"NodePool, 5,000 Nodes to Ready ≥ 0.9× the rate of a raw 32-worker loop", "BenchmarkNodesToReady", "nodes/s", "nodepool", "raw", false, 0.9},
+	{"NodePool ≥ 4× the rate of kwokctl scale node", "BenchmarkNodesToReady", "nodes/s", "nodepool", "kwokctl", false, 4},
+	{"simulator create → Available ≤ 3 s (median)", "BenchmarkSimulatorPod", "create-to-available-median-s", "", "", true, 3},
+	{"simulator Pod RSS idle ≤ 300 MiB", "BenchmarkSimulatorPod", "rss-total-MiB", "idle", "", true, 300},
+	{"scheduling with per-plugin results ≥ 0.8× the stock kube-scheduler's pods/s", "BenchmarkSchedulingThroughput", "pods/s", "sim-scheduler", "stock", false, 0.8},
+	{"100 simulators: list p50 ≤ 50 ms", "BenchmarkListSimulators", "p50-ms", "", "", true, 50},
+	{"100 simulators: sim-apiserver RSS ≤ 150 MiB", "BenchmarkListSimulators", "sim-apiserver-rss-MiB", "", "", true, 150},
+}
+
+// measure returns the budget's figure from tables.
+func (b budget) measure(tables []*table) (float64, bool) {
+	for _, t := range tables {
+		if t.bench != b.bench {
+			continue
+		}
+		if b.over != "" {
+			return t.ratio(ratio{b.contender, b.over}, b.metric)
+		}
+		return t.value(b.contender, b.metric)
+	}
+	return 0, false
+}
+
+func budgetTable(w io.Writer, tables []*table) {
+	fmt.Fprintf(w, "| goal | measured | met |\n|---|---:|---|\n")
+	for _, b := range budgets {
+		v, ok := b.measure(tables)
+		if !ok {
+			fmt.Fprintf(w, "| %s | not measured | |\n", b.goal)
+			continue
+		}
+		measured := format(v) + " " + b.metric
+		if b.over != "" {
+			measured = fmt.Sprintf("%.2f×", v)
+		}
+		met := "yes"
+		if (b.atMost && v > b.limit) || (!b.atMost && v < b.limit) {
+			met = "**no**"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s |\n", b.goal, measured, met)
+	}
+}
