@@ -84,6 +84,9 @@ func ticks(max float64) []float64 {
 	}
 }
 
+// tick formats a tick's value without the float noise of its sum.
+func tick(v float64) string { return strconv.FormatFloat(math.Round(v*1e6)/1e6, 'f', -1, 64) }
+
 var colors = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"}
 
 // svg draws the plot with both axes from 0.
@@ -106,11 +109,11 @@ func (p *plot) svg() []byte {
 	fmt.Fprintf(&b, `<text x="%g" y="20" text-anchor="middle" font-size="14">%s</text>`+"\n", width/2, html.EscapeString(p.title))
 	for _, x := range xt {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%g" x2="%.1f" y2="%g" stroke="#ddd"/>`+"\n", px(x), top, px(x), height-bottom)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%g" text-anchor="middle">%s</text>`+"\n", px(x), height-bottom+16, format(x))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%g" text-anchor="middle">%s</text>`+"\n", px(x), height-bottom+16, tick(x))
 	}
 	for _, y := range yt {
 		fmt.Fprintf(&b, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#ddd"/>`+"\n", left, py(y), width-right, py(y))
-		fmt.Fprintf(&b, `<text x="%g" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", left-6, py(y), format(y))
+		fmt.Fprintf(&b, `<text x="%g" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", left-6, py(y), tick(y))
 	}
 	fmt.Fprintf(&b, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="black"/>`+"\n", left, top, width-left-right, height-top-bottom)
 	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="middle">%s</text>`+"\n", (left+width-right)/2, height-12, html.EscapeString(p.xLabel))
