@@ -56,7 +56,8 @@ func Status(s *sim.Simulator, pod *corev1.Pod) sim.SimulatorStatus {
 			since = c.LastTransitionTime
 		}
 	}
-	st.Phase, st.Message = phase(s, pod)
+	var reason string
+	st.Phase, reason, st.Message = phase(s, pod)
 	if s.DeletionTimestamp != nil {
 		since = *s.DeletionTimestamp
 	}
@@ -69,13 +70,28 @@ func Status(s *sim.Simulator, pod *corev1.Pod) sim.SimulatorStatus {
 		Status:             available,
 		ObservedGeneration: st.ObservedGeneration,
 		LastTransitionTime: since,
-		Reason:             string(st.Phase),
+		Reason:             reason,
 		Message:            st.Message,
 	}}
 	return st
 }
 
-func phase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string) {
+// phase returns the simulator's phase, the reason of its Available
+// condition (the phase, or a finer CamelCase word: Unschedulable) and a
+// message.
+func phase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string, string) {
+	p, msg := coarsePhase(s, pod)
+	// Pending, as its Pod is: it is scheduled once room is made (another
+	// simulator deleted, a node added), with no change to the simulator.
+	if p == sim.SimulatorPending && pod != nil && pod.Spec.NodeName == "" {
+		if c := podCondition(pod, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return p, corev1.PodReasonUnschedulable, fmt.Sprintf("Pod %s cannot be scheduled: %s", pod.Name, c.Message)
+		}
+	}
+	return p, string(p), msg
+}
+
+func coarsePhase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string) {
 	switch {
 	case s.DeletionTimestamp != nil:
 		return sim.SimulatorTerminating, "removing the simulator's Pod, Service and credentials"
@@ -89,11 +105,7 @@ func phase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string) {
 		return sim.SimulatorPending, fmt.Sprintf("Pod %s is terminating", pod.Name)
 	case pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded:
 		return sim.SimulatorFailed, fmt.Sprintf("Pod %s has %s: %s %s", pod.Name, pod.Status.Phase, pod.Status.Reason, pod.Status.Message)
-	}
-	if c := podCondition(pod, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-		return sim.SimulatorFailed, fmt.Sprintf("Pod %s cannot be scheduled: %s", pod.Name, c.Message)
-	}
-	if pod.Spec.NodeName == "" {
+	case pod.Spec.NodeName == "":
 		return sim.SimulatorPending, fmt.Sprintf("waiting for Pod %s to be scheduled", pod.Name)
 	}
 	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {

@@ -53,21 +53,23 @@ func TestStatusPhases(t *testing.T) {
 		pod     *corev1.Pod
 		phase   sim.SimulatorPhase
 		message string
+		reason  string // of the Available condition; empty: the phase
 	}{
-		{"no pod", base, nil, sim.SimulatorPending, "created"},
-		{"old generation", base, podOf("1", ready), sim.SimulatorPending, "replacing"},
-		{"unscheduled", base, podOf("2", func(p *corev1.Pod) { p.Spec.NodeName = "" }), sim.SimulatorPending, "scheduled"},
+		{"no pod", base, nil, sim.SimulatorPending, "created", ""},
+		{"old generation", base, podOf("1", ready), sim.SimulatorPending, "replacing", ""},
+		{"unscheduled", base, podOf("2", func(p *corev1.Pod) { p.Spec.NodeName = "" }), sim.SimulatorPending, "scheduled", ""},
 		{"unschedulable", base, podOf("2", func(p *corev1.Pod) {
 			p.Spec.NodeName = ""
-			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: "0/1 nodes"}}
-		}), sim.SimulatorFailed, "0/1 nodes"},
-		{"scheduled, not ready", base, podOf("2", nil), sim.SimulatorCreating, "ready"},
-		{"ready", base, podOf("2", ready), sim.SimulatorAvailable, "ready"},
-		{"crash loop", base, podOf("2", waiting("CrashLoopBackOff")), sim.SimulatorFailed, "CrashLoopBackOff: boom"},
-		{"image pull", base, podOf("2", waiting("ImagePullBackOff")), sim.SimulatorFailed, "ImagePullBackOff"},
-		{"still creating containers", base, podOf("2", waiting("ContainerCreating")), sim.SimulatorCreating, "ready"},
-		{"pod failed", base, podOf("2", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed; p.Status.Reason = "Evicted" }), sim.SimulatorFailed, "Evicted"},
-		{"deleting", deleting, podOf("2", ready), sim.SimulatorTerminating, "removing"},
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+				Message: "0/1 nodes are available: 1 Insufficient memory."}}
+		}), sim.SimulatorPending, "cannot be scheduled: 0/1 nodes are available: 1 Insufficient memory.", "Unschedulable"},
+		{"scheduled, not ready", base, podOf("2", nil), sim.SimulatorCreating, "ready", ""},
+		{"ready", base, podOf("2", ready), sim.SimulatorAvailable, "ready", ""},
+		{"crash loop", base, podOf("2", waiting("CrashLoopBackOff")), sim.SimulatorFailed, "CrashLoopBackOff: boom", ""},
+		{"image pull", base, podOf("2", waiting("ImagePullBackOff")), sim.SimulatorFailed, "ImagePullBackOff", ""},
+		{"still creating containers", base, podOf("2", waiting("ContainerCreating")), sim.SimulatorCreating, "ready", ""},
+		{"pod failed", base, podOf("2", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed; p.Status.Reason = "Evicted" }), sim.SimulatorFailed, "Evicted", ""},
+		{"deleting", deleting, podOf("2", ready), sim.SimulatorTerminating, "removing", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,7 +81,14 @@ func TestStatusPhases(t *testing.T) {
 				t.Errorf("URL %q", st.KubeAPIServerURL)
 			}
 			if len(st.Conditions) != 1 || (st.Conditions[0].Status == metav1.ConditionTrue) != (tc.phase == sim.SimulatorAvailable) {
-				t.Errorf("Available condition %+v for phase %s", st.Conditions, st.Phase)
+				t.Fatalf("Available condition %+v for phase %s", st.Conditions, st.Phase)
+			}
+			reason := tc.reason
+			if reason == "" {
+				reason = string(tc.phase)
+			}
+			if c := st.Conditions[0]; c.Reason != reason || c.Message != st.Message {
+				t.Errorf("Available condition reason %q message %q; want reason %q and the status message", c.Reason, c.Message, reason)
 			}
 		})
 	}

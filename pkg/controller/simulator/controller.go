@@ -408,7 +408,8 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) err
 	internal.Annotations = maps.Clone(internal.Annotations)
 	delete(internal.Annotations, backing.AnnotationNotOwned)
 	st := backing.Status(internal, backing.PickPod(c.hostCache.SimulatorPods(s.Namespace, s.Name), s.UID, s.Generation))
-	digest := fmt.Sprintf("%s/%s/%d", st.Phase, st.PodName, st.ObservedGeneration)
+	// The reason too: a Pending simulator turning Unschedulable is news.
+	digest := fmt.Sprintf("%s/%s/%s/%d", st.Phase, st.Conditions[0].Reason, st.PodName, st.ObservedGeneration)
 	if s.Annotations[AnnotationObservedStatus] == digest && !conflict {
 		return nil
 	}
