@@ -92,18 +92,6 @@ func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminf
 	}); err != nil {
 		return nil, err
 	}
-	// Any change to a host object of a simulator (a lost Pod, a Pod turning
-	// ready, an object whose simulator is gone) brings its simulator back here.
-	owned := cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueueOwner,
-		UpdateFunc: func(_, obj interface{}) { c.enqueueOwner(obj) },
-		DeleteFunc: c.enqueueOwner,
-	}
-	for _, inf := range hostCache.Informers() {
-		if _, err := inf.AddEventHandler(owned); err != nil {
-			return nil, err
-		}
-	}
 	return c, nil
 }
 
@@ -135,6 +123,27 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	defer c.queue.ShutDown()
 	logger := klog.FromContext(ctx)
 	logger.Info("Starting the simulator reconciler")
+	// Any change to a host object of a simulator (a lost Pod, a Pod turning
+	// ready, an object whose simulator is gone) brings its simulator back
+	// here. The host cache outlives this reconciler (a lost lease ends its
+	// term, and the next term makes a new one): its handlers go with it.
+	owned := cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueOwner,
+		UpdateFunc: func(_, obj interface{}) { c.enqueueOwner(obj) },
+		DeleteFunc: c.enqueueOwner,
+	}
+	for _, inf := range c.hostCache.Informers() {
+		registration, err := inf.AddEventHandler(owned)
+		if err != nil {
+			utilruntime.HandleErrorWithContext(ctx, err, "Watching the host cache")
+			return
+		}
+		defer func() {
+			if err := inf.RemoveEventHandler(registration); err != nil {
+				utilruntime.HandleErrorWithContext(ctx, err, "Removing a handler from the host cache")
+			}
+		}()
+	}
 	if !cache.WaitForNamedCacheSync("simulator", ctx.Done(), c.simSynced, c.hostCache.HasSynced) {
 		return
 	}
