@@ -179,3 +179,18 @@ func checkPodOnNode(t testing.TB, pod *corev1.Pod) {
 		}
 	}
 }
+
+// proxyClient returns a client of the simulator's inner kube-apiserver
+// through the host: host apiserver → aggregator → sim-apiserver's
+// simulators/proxy, as the cluster's admin.
+func proxyClient(t testing.TB, ns, name string) kubernetes.Interface {
+	t.Helper()
+	cfg := rest.CopyConfig(hostCluster(t).Config)
+	cfg.Host += fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators/%s/proxy", ns, name)
+	cfg.Timeout = 30 * time.Second
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
+}

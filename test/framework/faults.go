@@ -35,6 +35,7 @@ import (
 const (
 	simAPIServerName  = "sim-apiserver"
 	kubeAPIServerName = "kube-apiserver"
+	kubeletName       = "kubelet"
 )
 
 // processNamed returns the index and the current process of a tracked
@@ -52,11 +53,21 @@ func (c *Cluster) processNamed(name string) (int, *process, error) {
 // restartProcess stops a tracked process (SIGTERM, unless it has exited
 // already) and starts it again in its place with the same command line.
 func (c *Cluster) restartProcess(ctx context.Context, name string) (*process, error) {
-	i, p, err := c.processNamed(name)
+	_, p, err := c.processNamed(name)
 	if err != nil {
 		return nil, err
 	}
 	p.stop(ctx, stopTimeout)
+	return c.startAgain(ctx, name)
+}
+
+// startAgain starts an exited tracked process again in its place with the
+// same command line.
+func (c *Cluster) startAgain(ctx context.Context, name string) (*process, error) {
+	i, p, err := c.processNamed(name)
+	if err != nil {
+		return nil, err
+	}
 	next, err := p.again(ctx)
 	if err != nil {
 		return nil, err
@@ -120,6 +131,28 @@ func (c *Cluster) RestartKubeAPIServer(ctx context.Context) error {
 		c.Client.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).StatusCode(&status)
 		return status == 200, nil
 	})
+}
+
+// StopKubelet stops the node's kubelet (SIGTERM), as an upgrade or a
+// restart of it does: the containers run on under containerd, and nothing
+// reports their state until StartKubelet.
+func (c *Cluster) StopKubelet(ctx context.Context) error {
+	_, p, err := c.processNamed(kubeletName)
+	if err != nil {
+		return err
+	}
+	p.stop(ctx, stopTimeout)
+	return nil
+}
+
+// StartKubelet starts the kubelet that StopKubelet stopped, with the same
+// configuration, and waits until the node is Ready again.
+func (c *Cluster) StartKubelet(ctx context.Context) error {
+	p, err := c.startAgain(ctx, kubeletName)
+	if err != nil {
+		return err
+	}
+	return waitForNodeReady(ctx, c, p)
 }
 
 // SimAPIServerReplica is one more sim-apiserver next to the cluster's own,
