@@ -58,7 +58,7 @@ bench -bench . -benchtime "${rounds}x" -timeout 60m "$@" ./test/e2e/
   echo
   echo "- When: ${started} to $(date -u '+%H:%M UTC'), at $(git describe --always --dirty 2>/dev/null)"
   echo "- Machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB RAM; load average ${load_before} at the start, $(load) at the end"
-  echo "- Command: \`${BENCH_QUICK:+BENCH_QUICK=1 }hack/bench.sh${*:+ $*}\` (${rounds} rounds of each comparison; raw output in raw.txt)"
+  echo "- Command: \`${BENCH_QUICK:+BENCH_QUICK=1 }hack/bench.sh${*:+ $*}\` (rounds of each comparison: ${rounds}; raw output in raw.txt)"
   if [[ "${#failed[@]}" -gt 0 ]]; then
     echo "- **Failed**: ${failed[*]} (see raw.txt); their figures are missing"
   fi

@@ -203,7 +203,7 @@ func BenchmarkProxyGet(b *testing.B) {
 }
 
 // BenchmarkListNodes: LIST of 1,000 Nodes (made by a NodePool, all Ready)
-// as JSON and as protobuf from 8 clients at once on each path, 24 per path
+// as JSON and as protobuf from 8 clients at once on each path, 16 per path
 // per round: lists/s, MB/s and p50.
 func BenchmarkListNodes(b *testing.B) {
 	const nodes = 1000
@@ -214,7 +214,7 @@ func BenchmarkListNodes(b *testing.B) {
 		{"protobuf", runtime.ContentTypeProtobuf},
 	} {
 		b.Run(format.name, func(b *testing.B) {
-			measured := framework.Alternate(b, benchClients, 24, p.getContenders(b, "/api/v1/nodes", format.accept))
+			measured := framework.Alternate(b, benchClients, 16, p.getContenders(b, "/api/v1/nodes", format.accept))
 			for _, m := range measured {
 				framework.ReportContender(b, m.Name, float64(len(m.Latencies))/m.Elapsed.Seconds(), "lists/s")
 				framework.ReportContender(b, m.Name, float64(m.Bytes)/1e6/m.Elapsed.Seconds(), "MB/s")
