@@ -49,11 +49,12 @@ if [[ "${FUZZTIME}" != "0" ]]; then
   done
 fi
 
-# One package at a time: each starts its own control plane.
+# One package at a time: each starts its own control plane. The load test
+# alone keeps its watchers 10 minutes (TestProxyWatchersUnderLoad).
 echo "=== integration tests"
-run go test -count=1 -p 1 -timeout 30m "$@" ./test/framework/... ./test/simulator/... ./test/integration/...
+run go test -count=1 -p 1 -timeout 45m "$@" ./test/framework/... ./test/simulator/... ./test/integration/...
 
 # One cluster with a node per package; the first run builds the images.
 # Verbose: the tests log figures (start, create → Available, memory).
 echo "=== e2e tests"
-run go test -count=1 -p 1 -timeout 30m -v "$@" ./test/e2e/...
+run go test -count=1 -p 1 -timeout 45m -v "$@" ./test/e2e/...
