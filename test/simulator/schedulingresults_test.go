@@ -20,12 +20,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -107,9 +109,16 @@ func (s *simulator) schedulingResult(t *testing.T, name string) fullResult {
 // eventNote waits for the Pod's SchedulingResult Event and returns its note.
 func eventNote(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, prefix string) string {
 	t.Helper()
+	return eventMatching(t, c, pod, prefix, func(note string) bool { return strings.HasPrefix(note, prefix) })
+}
+
+// eventMatching waits for a SchedulingResult Event of the Pod whose note
+// matches, and returns its note.
+func eventMatching(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, what string, match func(string) bool) string {
+	t.Helper()
 	ctx := ctxWithTimeout(t, time.Minute)
 	var note string
-	waitFor(t, time.Minute, "the "+resultEventReason+" event of "+pod.Name, func() (bool, error) {
+	waitFor(t, time.Minute, "the "+resultEventReason+" event of "+pod.Name+": "+what, func() (bool, error) {
 		events, err := c.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
 			fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)),
 			fields.OneTermEqualSelector("reason", resultEventReason)).String()})
@@ -117,7 +126,7 @@ func eventNote(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, prefix str
 			return false, nil
 		}
 		for _, e := range events.Items {
-			if strings.HasPrefix(e.Message, prefix) {
+			if match(e.Message) {
 				note = e.Message
 				return true, nil
 			}
@@ -251,6 +260,62 @@ func TestSchedulingResults(t *testing.T) {
 		t.Logf("event: %s", note)
 	})
 
+	t.Run("preemption shows the nominated node and the victims", func(t *testing.T) {
+		for name, value := range map[string]int32{"low": 10, "high": 1000} {
+			pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}
+			if _, err := c.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// low takes most of small-4 without the scheduler; high needs
+		// small-4 and room that only evicting low makes.
+		low := cpuPod("low", "7")
+		low.Spec.NodeName, low.Spec.PriorityClassName = "small-4", "low"
+		if _, err := c.CoreV1().Pods("default").Create(ctx, low, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, time.Minute, "pod low to run", func() (bool, error) {
+			p, err := c.CoreV1().Pods("default").Get(ctx, "low", metav1.GetOptions{})
+			return err == nil && p.Status.Phase == corev1.PodRunning, nil
+		})
+		high := cpuPod("high", "2")
+		high.Spec.PriorityClassName = "high"
+		high.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "small-4"}
+		pod, err := c.CoreV1().Pods("default").Create(ctx, high, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		note := eventMatching(t, c, pod, "a preemption", func(note string) bool { return strings.Contains(note, "for preemption") })
+		if !strings.HasSuffix(note, "; nominated small-4 for preemption of default/low") {
+			t.Errorf("event %q, want it to name small-4 and the victim default/low", note)
+		}
+		// The victim goes, and high is scheduled where it was nominated.
+		if bound, s := waitResult(t, c, "high", "Bound"); s.SelectedNode != "small-4" {
+			t.Errorf("high scheduled to %q (%s), want small-4", s.SelectedNode, bound.Spec.NodeName)
+		}
+		// The attempt that preempted stays in the Pod's history.
+		if pod, err = c.CoreV1().Pods("default").Get(ctx, "high", metav1.GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var history []map[string]string
+		if err := json.Unmarshal([]byte(pod.Annotations[resultPrefix+"result-history"]), &history); err != nil {
+			t.Fatalf("result-history: %v", err)
+		}
+		found := false
+		for _, h := range history {
+			var s struct {
+				NominatedNode string   `json:"nominatedNode"`
+				Victims       []string `json:"victims"`
+			}
+			if json.Unmarshal([]byte(h[summaryAnnotation]), &s) == nil && s.NominatedNode == "small-4" && slices.Equal(s.Victims, []string{"default/low"}) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no attempt in result-history nominates small-4 with victim default/low: %v", history)
+		}
+	})
+
 	t.Run("at 5,000 nodes the Pod stays under the annotation limit, the full result is retrievable", func(t *testing.T) {
 		createNodes(t, c, "big", 5000, false)
 		if _, err := c.CoreV1().Pods("default").Create(ctx, cpuPod("huge-5k", "100"), metav1.CreateOptions{}); err != nil {
@@ -273,5 +338,15 @@ func TestSchedulingResults(t *testing.T) {
 			t.Errorf("full result has %d nodes in filter-result, want 5005", len(full.Filter))
 		}
 		eventNote(t, c, pod, "0/5005 nodes: NodeResourcesFit: Insufficient cpu (5005)")
+	})
+
+	t.Run("a reset removes the results with the Pods", func(t *testing.T) {
+		sim.schedulingResult(t, "web")
+		if status, body := sim.do(t, http.MethodPut, "/api/v1/reset", ""); status != http.StatusOK {
+			t.Fatalf("PUT /api/v1/reset = %d %s", status, body)
+		}
+		if status, body := sim.do(t, http.MethodGet, resultsPath+"default/web", ""); status != http.StatusNotFound {
+			t.Errorf("GET %sdefault/web after the reset = %d %s, want 404", resultsPath, status, body)
+		}
 	})
 }

@@ -70,3 +70,29 @@ func (s *server) getSchedulingResult(w http.ResponseWriter, r *http.Request) {
 	// Streams the file, however large, and answers HEAD and ranges too.
 	http.ServeContent(w, r, "", st.ModTime(), f)
 }
+
+// clearSchedulingResults removes every result in dir, keeping dir. The
+// scheduler writes a Pod's result only while the Pod exists, so what it
+// publishes after a reset is of Pods made after it.
+func clearSchedulingResults(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("clearing the scheduling results: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("clearing the scheduling results: %w", err)
+	}
+	return nil
+}

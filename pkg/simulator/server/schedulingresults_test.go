@@ -61,3 +61,27 @@ func TestSchedulingResults(t *testing.T) {
 		t.Errorf("without a results directory: %d, want 404", status)
 	}
 }
+
+// A reset removes the scheduling results with the Pods.
+func TestResetClearsSchedulingResults(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "default"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "default", "web.json"), []byte(`{"name":"web"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := NewHandler(Config{SchedulingResultsDir: dir, Resetter: fakeResetter{}})
+	if status, _, _ := do(t, h, http.MethodGet, PathSchedulingResults+"/default/web", "", nil); status != http.StatusOK {
+		t.Fatalf("GET before the reset: %d, want 200", status)
+	}
+	if status, _, body := do(t, h, http.MethodPut, PathReset, "", nil); status != http.StatusOK {
+		t.Fatalf("PUT %s = %d %s", PathReset, status, body)
+	}
+	if status, _, body := do(t, h, http.MethodGet, PathSchedulingResults+"/default/web", "", nil); status != http.StatusNotFound {
+		t.Errorf("GET after the reset = %d %s, want 404", status, body)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("results directory after the reset: %v, %v; want it empty", entries, err)
+	}
+}

@@ -184,6 +184,11 @@ func (s *server) reset(w http.ResponseWriter, r *http.Request) {
 	s.resetMu.Lock()
 	defer s.resetMu.Unlock()
 	res, err := s.cfg.Resetter.Reset(r.Context())
+	// The Pods are gone: so are their scheduling results, or a Pod of the
+	// same name made after the reset would show the old one.
+	if rerr := clearSchedulingResults(s.cfg.SchedulingResultsDir); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
 	if err != nil {
 		klog.FromContext(r.Context()).Error(err, "Reset")
 		writeJSON(w, http.StatusInternalServerError, struct {

@@ -22,9 +22,11 @@ package recorder
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
@@ -46,9 +48,13 @@ const (
 	Success = "success"
 )
 
-// maxIndexed is how many filter and score plugins a profile may have with
-// per-node results (a bit each); more are recorded only when they reject.
-const maxIndexed = 64
+// PreFilterRejector names the rejector of the nodes no filter plugin ran
+// on (a PreFilter plugin rejected the Pod, or left the node out).
+const PreFilterRejector = "PreFilter"
+
+// maxSkippable is how many filter plugins a profile may have whose
+// PreFilter Skip is told apart (a bit each); beyond, they show as passed.
+const maxSkippable = 64
 
 // Plugins are a profile's filter and score plugins in the order they run,
 // and the score plugins' weights: per-node results refer to them by index.
@@ -72,8 +78,8 @@ func NewPlugins(filter []string, weights map[string]int64) *Plugins {
 	return p
 }
 
-func (p *Plugins) scoreIndex(name string) int {
-	for i, n := range p.Score {
+func indexOf(list []string, name string) int {
+	for i, n := range list {
 		if n == name {
 			return i
 		}
@@ -81,21 +87,76 @@ func (p *Plugins) scoreIndex(name string) int {
 	return -1
 }
 
-// row is one node's per-node results: which filter plugins passed it,
-// which one rejected it and why, and which score plugins scored it. A row
-// per node, and flat score arrays, keep recording cheap at 5,000 nodes.
-type row struct {
-	node   string
-	passed uint64
-	// rejector is the plugin that rejected the node ("" if none): a filter
-	// plugin, or, for nodes no filter ran on, why (see scheduled).
-	rejector, reason string
-	scored, normed   uint64
+// nodeIndex numbers the nodes of one snapshot node list, so that an
+// attempt's per-node results are slots of a slice, written without locks
+// by the goroutines that filter, rather than entries of a map. It is read
+// only once built, and shared by the attempts while the list stays.
+type nodeIndex struct {
+	names []string
+	index map[string]int32
 }
 
-// Attempt is one scheduling attempt of one Pod in one profile. Plugins write
-// into it concurrently (Filter and Score run in parallel over nodes); it is
-// read only after it is finished.
+func newNodeIndex(list []fwk.NodeInfo) *nodeIndex {
+	x := &nodeIndex{names: make([]string, 0, len(list)), index: make(map[string]int32, len(list))}
+	for _, ni := range list {
+		if n := ni.Node(); n != nil {
+			x.index[n.Name] = int32(len(x.names))
+			x.names = append(x.names, n.Name)
+		}
+	}
+	return x
+}
+
+// row is a node's filtering: not filtered, passed every filter plugin
+// that ran, or rejected (status says by which plugin, and why). Which
+// plugins passed follows from their order: the framework runs them in
+// order and stops at the first rejection.
+type row struct {
+	status *fwk.Status
+	state  uint8
+}
+
+const (
+	rowNone uint8 = iota
+	rowPassed
+	rowRejected
+)
+
+// nodeResult is a filtered node of a finished attempt.
+type nodeResult struct {
+	node   string
+	status *fwk.Status // nil: passed
+}
+
+// scoreTable holds the scores of a finished attempt: for each scored node,
+// a raw and a final (normalized, weighted) score per column. Columns are
+// score plugins (cols indexes Plugins.Score), then extenders.
+type scoreTable struct {
+	cols       []int
+	extenders  []extenderScores
+	nodes      []string
+	raw, final []int64 // len(nodes) × len(cols), row-major
+	// rowOf is only for SetScore.
+	rowOf map[string]int
+}
+
+// extenderScores are an extender's Prioritize results.
+type extenderScores struct {
+	name   string
+	weight int64
+	scores map[string]int64 // node → the extender's own score
+}
+
+// extenderFilter is one call of an extender's Filter.
+type extenderFilter struct {
+	name                 string
+	failed, unresolvable extenderv1.FailedNodesMap
+	err                  string
+}
+
+// Attempt is one scheduling attempt of one Pod in one profile. The
+// scheduler's goroutines write into it concurrently (Filter runs in
+// parallel over nodes); it is read only after it is finished.
 type Attempt struct {
 	Pod      types.NamespacedName
 	UID      types.UID
@@ -108,22 +169,37 @@ type Attempt struct {
 	NumNodes, EvaluatedNodes, FeasibleNodes int
 	SelectedNode                            string
 	NominatedNode                           string
-	Outcome                                 Outcome
-	Message                                 string
+	// Victims are the Pods (namespace/name) that preemption evicts to make
+	// room on NominatedNode.
+	Victims []string
+	Outcome Outcome
+	Message string
 
 	mu sync.Mutex
 	// done: the attempt is finished and handed on; late calls (an
 	// asynchronous preemption, Unreserve) no longer change it.
-	done bool
-	// postFiltering: PostFilter has begun; the filter calls that follow are
-	// preemption's dry runs, not this attempt's filtering.
-	postFiltering bool
+	done     bool
+	finished atomic.Bool
 
 	plugins *Plugins
-	index   map[string]int32
-	rows    []row
-	// raw and norm hold len(plugins.Score) scores per row.
-	raw, norm []int64
+	// While recording: rows by node index, and rows of nodes the index
+	// does not know (under mu). Compacted into filtered when finished.
+	nodes      *nodeIndex
+	rows       []row
+	extra      map[string]*row
+	extraNames []string
+	filtered   []nodeResult
+	// skipFilter: bit k when Filter[k] did not run (PreFilter said Skip).
+	skipFilter uint64
+	// scored is the framework's own score list, compacted into table.
+	scored []fwk.NodePluginScores
+	table  scoreTable
+	// candidates are preemption's victims by candidate node, until
+	// PostFilter nominates one.
+	candidates map[string][]string
+
+	extFilters []extenderFilter
+	extScores  []extenderScores
 
 	PreFilter      map[string]string   // plugin → success, skip or message
 	PreFilterNodes map[string][]string // plugin → the node subset it returned
@@ -144,7 +220,7 @@ func NewAttempt(pod types.NamespacedName, uid types.UID, profile string, numNode
 	}
 	return &Attempt{
 		Pod: pod, UID: uid, Profile: profile, Start: time.Now(), NumNodes: numNodes,
-		plugins: plugins, index: map[string]int32{},
+		plugins: plugins, nodes: &nodeIndex{}, extra: map[string]*row{},
 		PreFilter: map[string]string{}, PreFilterNodes: map[string][]string{},
 		PostFilter: map[string]string{}, PreScore: map[string]string{},
 		Reserve: map[string]string{}, Permit: map[string]string{}, PermitTimeout: map[string]string{},
@@ -164,25 +240,44 @@ func statusText(s *fwk.Status) string {
 	}
 }
 
-var zeros [maxIndexed]int64
+// row is node's row. Nodes of the index need no lock: each node is
+// filtered by one goroutine at a time.
+func (a *Attempt) row(node string) *row {
+	if i, ok := a.nodes.index[node]; ok {
+		return &a.rows[i]
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.extra[node]
+	if r == nil {
+		r = &row{}
+		a.extra[node] = r
+		a.extraNames = append(a.extraNames, node)
+	}
+	return r
+}
 
-// rowLocked is the node's row, added if new.
-func (a *Attempt) rowLocked(node string) int {
-	if i, ok := a.index[node]; ok {
-		return int(i)
+// filter records what the filter plugins said of node.
+func (a *Attempt) filter(node string, s *fwk.Status) {
+	if a.finished.Load() {
+		return
 	}
-	i := len(a.rows)
-	a.index[node] = int32(i)
-	a.rows = append(a.rows, row{node: node})
-	z := zeros[:]
-	if n := len(a.plugins.Score); n <= len(zeros) {
-		z = zeros[:n]
-	} else {
-		z = make([]int64, n)
+	r := a.row(node)
+	if s.IsSuccess() {
+		if r.state == rowNone {
+			r.state = rowPassed
+		}
+		return
 	}
-	a.raw = append(a.raw, z...)
-	a.norm = append(a.norm, z...)
-	return i
+	r.state, r.status = rowRejected, s
+}
+
+func (a *Attempt) setScores(scores []fwk.NodePluginScores) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.done {
+		a.scored = scores
+	}
 }
 
 func (a *Attempt) setStatus(m map[string]string, plugin string, s *fwk.Status) {
@@ -191,12 +286,6 @@ func (a *Attempt) setStatus(m map[string]string, plugin string, s *fwk.Status) {
 	if !a.done {
 		m[plugin] = statusText(s)
 	}
-}
-
-func (a *Attempt) beginPostFilter() {
-	a.mu.Lock()
-	a.postFiltering = true
-	a.mu.Unlock()
 }
 
 func (a *Attempt) preFilter(plugin string, res *fwk.PreFilterResult, s *fwk.Status) {
@@ -216,46 +305,16 @@ func (a *Attempt) preFilter(plugin string, res *fwk.PreFilterResult, s *fwk.Stat
 	}
 }
 
-// filter records filter plugin number idx (name plugin) on node.
-func (a *Attempt) filter(idx int, plugin, node string, s *fwk.Status) {
+func (a *Attempt) candidate(node string, victims []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.done || a.postFiltering {
+	if a.done {
 		return
 	}
-	r := &a.rows[a.rowLocked(node)]
-	if s.IsSuccess() {
-		if idx >= 0 && idx < maxIndexed {
-			r.passed |= 1 << idx
-		}
-		return
+	if a.candidates == nil {
+		a.candidates = map[string][]string{}
 	}
-	r.rejector, r.reason = plugin, statusText(s)
-}
-
-func (a *Attempt) score(idx int, node string, score int64) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done || idx < 0 || idx >= maxIndexed {
-		return
-	}
-	i := a.rowLocked(node)
-	a.raw[i*len(a.plugins.Score)+idx] = score
-	a.rows[i].scored |= 1 << idx
-}
-
-func (a *Attempt) normalized(idx int, scores fwk.NodeScoreList) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done || idx < 0 || idx >= maxIndexed {
-		return
-	}
-	n := len(a.plugins.Score)
-	for _, ns := range scores {
-		i := a.rowLocked(ns.Name)
-		a.norm[i*n+idx] = ns.Score
-		a.rows[i].normed |= 1 << idx
-	}
+	a.candidates[node] = victims
 }
 
 func (a *Attempt) postFilter(plugin string, res *fwk.PostFilterResult, s *fwk.Status) {
@@ -267,7 +326,11 @@ func (a *Attempt) postFilter(plugin string, res *fwk.PostFilterResult, s *fwk.St
 	a.PostFilter[plugin] = statusText(s)
 	if res != nil && res.NominatingInfo != nil && res.NominatedNodeName != "" {
 		a.NominatedNode = res.NominatedNodeName
+		if v, ok := a.candidates[a.NominatedNode]; ok {
+			a.Victims = v
+		}
 	}
+	a.candidates = nil
 }
 
 func (a *Attempt) permit(plugin string, s *fwk.Status, timeout time.Duration) {
@@ -282,24 +345,171 @@ func (a *Attempt) permit(plugin string, s *fwk.Status, timeout time.Duration) {
 	}
 }
 
-// The accessors below read a finished attempt.
+func (a *Attempt) extenderFiltered(name string, failed, unresolvable extenderv1.FailedNodesMap, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done {
+		return
+	}
+	f := extenderFilter{name: name, failed: failed, unresolvable: unresolvable}
+	if err != nil {
+		f.err = err.Error()
+	}
+	a.extFilters = append(a.extFilters, f)
+}
 
-// ForEachFilter calls f for every node a filter plugin ran on (or that
-// was rejected before Filter), with its plugins' results in run order.
-func (a *Attempt) ForEachFilter(f func(node string, plugin, value string, first bool)) {
-	for _, r := range a.rows {
-		if r.passed == 0 && r.rejector == "" {
-			continue // scored only (a nominated or hinted node reuses no filter)
+func (a *Attempt) extenderPrioritized(name string, list *extenderv1.HostPriorityList, weight int64) {
+	if list == nil {
+		return
+	}
+	scores := make(map[string]int64, len(*list))
+	for _, hp := range *list {
+		scores[hp.Host] = hp.Score
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.done {
+		a.extScores = append(a.extScores, extenderScores{name: name, weight: weight, scores: scores})
+	}
+}
+
+// compactLocked turns what recording needed (rows by node index, the
+// framework's score list) into the finished attempt's dense form, so that
+// an attempt waiting to be published holds only what it found.
+func (a *Attempt) compactLocked() {
+	n := 0
+	for i := range a.rows {
+		if a.rows[i].state != rowNone {
+			n++
 		}
-		first := true
-		for i, p := range a.plugins.Filter {
-			if i < maxIndexed && r.passed&(1<<i) != 0 {
-				f(r.node, p, Passed, first)
-				first = false
+	}
+	a.filtered = make([]nodeResult, 0, n+len(a.extraNames))
+	add := func(node string, r *row) {
+		switch r.state {
+		case rowPassed:
+			a.filtered = append(a.filtered, nodeResult{node: node})
+		case rowRejected:
+			a.filtered = append(a.filtered, nodeResult{node: node, status: r.status})
+		}
+	}
+	for i := range a.rows {
+		add(a.nodes.names[i], &a.rows[i])
+	}
+	for _, node := range a.extraNames {
+		add(node, a.extra[node])
+	}
+	a.rows, a.extra, a.extraNames = nil, nil, nil
+
+	sort.Slice(a.extScores, func(i, j int) bool { return a.extScores[i].name < a.extScores[j].name })
+	if len(a.scored) > 0 {
+		t := &a.table
+		for _, ps := range a.scored[0].RawScores {
+			t.cols = append(t.cols, indexOf(a.plugins.Score, ps.Name))
+		}
+		k := len(t.cols)
+		t.nodes = make([]string, len(a.scored))
+		t.raw = make([]int64, len(a.scored)*k)
+		t.final = make([]int64, len(a.scored)*k)
+		for i, ns := range a.scored {
+			t.nodes[i] = ns.Name
+			for j := 0; j < k && j < len(ns.RawScores); j++ {
+				t.raw[i*k+j] = ns.RawScores[j].Score
+			}
+			// Scores are the plugins' (normalized, weighted) in the same
+			// order, then the extenders' (see extScores).
+			for j := 0; j < k && j < len(ns.Scores); j++ {
+				t.final[i*k+j] = ns.Scores[j].Score
 			}
 		}
-		if r.rejector != "" {
-			f(r.node, r.rejector, r.reason, first)
+	}
+	a.scored = nil
+	if len(a.extScores) > 0 && a.table.nodes == nil {
+		// Only extenders scored (no score plugin ran): their nodes.
+		seen := map[string]bool{}
+		for _, e := range a.extScores {
+			for node := range e.scores {
+				if !seen[node] {
+					seen[node] = true
+					a.table.nodes = append(a.table.nodes, node)
+				}
+			}
+		}
+		sort.Strings(a.table.nodes)
+	}
+	a.table.extenders = a.extScores
+}
+
+// The accessors below read a finished attempt.
+
+// filterRejector is the plugin that rejected a node, and its index in
+// Plugins.Filter (-1 when it is no filter plugin).
+func (a *Attempt) filterRejector(s *fwk.Status) (string, int) {
+	p := s.Plugin()
+	if p == "" {
+		return PreFilterRejector, -1
+	}
+	return p, indexOf(a.plugins.Filter, p)
+}
+
+// ran reports whether filter plugin k ran in this attempt.
+func (a *Attempt) ran(k int) bool {
+	return k >= maxSkippable || a.skipFilter&(1<<k) == 0
+}
+
+// extenderVerdict is what extender call e said of a node that passed the
+// filter plugins, and whether the node went on to the next extender.
+func (e *extenderFilter) verdict(node string) (string, bool) {
+	if r, ok := e.unresolvable[node]; ok {
+		return r, false
+	}
+	if r, ok := e.failed[node]; ok {
+		return r, false
+	}
+	if e.err != "" {
+		return "error: " + e.err, true
+	}
+	return Passed, true
+}
+
+// ForEachFilter calls f for every node a filter plugin ran on (or that
+// was rejected before Filter), with its plugins' and filtering extenders'
+// results in run order.
+func (a *Attempt) ForEachFilter(f func(node string, plugin, value string, first bool)) {
+	for i := range a.filtered {
+		nr := &a.filtered[i]
+		first := true
+		a.eachFilterOf(nr, func(plugin, value string) {
+			f(nr.node, plugin, value, first)
+			first = false
+		})
+	}
+}
+
+// eachFilterOf calls f with the filter results of one node in run order.
+func (a *Attempt) eachFilterOf(nr *nodeResult, f func(plugin, value string)) {
+	last := len(a.plugins.Filter)
+	if nr.status != nil {
+		rejector, k := a.filterRejector(nr.status)
+		if k < 0 {
+			f(rejector, statusText(nr.status))
+			return
+		}
+		last = k
+	}
+	for k := 0; k < last; k++ {
+		if a.ran(k) {
+			f(a.plugins.Filter[k], Passed)
+		}
+	}
+	if nr.status != nil {
+		f(a.plugins.Filter[last], statusText(nr.status))
+		return
+	}
+	for i := range a.extFilters {
+		v, next := a.extFilters[i].verdict(nr.node)
+		f(a.extFilters[i].name, v)
+		if !next {
+			return
 		}
 	}
 }
@@ -317,25 +527,28 @@ func (a *Attempt) FilterResults() map[string]map[string]string {
 }
 
 // ForEachScore calls f for every scored node with each score plugin's raw
-// score and final score: normalized (raw without NormalizeScore) times the
-// plugin's weight, what the framework adds up.
+// score and final score (normalized times the plugin's weight, what the
+// framework adds up), then each prioritizing extender's score and final
+// score (times its weight, scaled to the plugins' range, as the scheduler
+// adds it).
 func (a *Attempt) ForEachScore(f func(node, plugin string, raw, final int64, first bool)) {
-	n := len(a.plugins.Score)
-	for i, r := range a.rows {
-		if r.scored == 0 {
-			continue
-		}
+	t := &a.table
+	k := len(t.cols)
+	for i, node := range t.nodes {
 		first := true
-		for j, p := range a.plugins.Score {
-			if r.scored&(1<<j) == 0 {
-				continue
+		for j, c := range t.cols {
+			name := "?"
+			if c >= 0 {
+				name = a.plugins.Score[c]
 			}
-			raw, v := a.raw[i*n+j], a.raw[i*n+j]
-			if r.normed&(1<<j) != 0 {
-				v = a.norm[i*n+j]
-			}
-			f(r.node, p, raw, v*a.plugins.Weights[j], first)
+			f(node, name, t.raw[i*k+j], t.final[i*k+j], first)
 			first = false
+		}
+		for _, e := range t.extenders {
+			if s, ok := e.scores[node]; ok {
+				f(node, e.name, s, s*e.weight*(fwk.MaxNodeScore/extenderv1.MaxExtenderPriority), first)
+				first = false
+			}
 		}
 	}
 }
@@ -364,26 +577,45 @@ func (a *Attempt) FinalScores() map[string]map[string]int64 {
 	return out
 }
 
-// SetFilter and SetScore record results directly, for tests of what reads
-// attempts.
+// SetFilter and SetScore record results directly into a finished attempt,
+// for tests of what reads attempts. A node's filter results are set in
+// run order: passed, then at most one rejection.
 func (a *Attempt) SetFilter(node, plugin, value string) {
-	idx := -1
-	for i, p := range a.plugins.Filter {
-		if p == plugin {
-			idx = i
+	for i := range a.filtered {
+		if a.filtered[i].node == node {
+			if value != Passed {
+				a.filtered[i].status = fwk.NewStatus(fwk.Unschedulable, value).WithPlugin(plugin)
+			}
+			return
 		}
 	}
-	s := fwk.NewStatus(fwk.Unschedulable, value)
-	if value == Passed {
-		s = nil
+	nr := nodeResult{node: node}
+	if value != Passed {
+		nr.status = fwk.NewStatus(fwk.Unschedulable, value).WithPlugin(plugin)
 	}
-	if idx < 0 && value == Passed {
-		return
-	}
-	a.filter(idx, plugin, node, s)
+	a.filtered = append(a.filtered, nr)
 }
 
-// SetScore records a raw score (no normalization).
+// SetScore records a raw score, and as final score the raw one times the
+// plugin's weight (no normalization).
 func (a *Attempt) SetScore(node, plugin string, raw int64) {
-	a.score(a.plugins.scoreIndex(plugin), node, raw)
+	t := &a.table
+	if t.cols == nil {
+		for i := range a.plugins.Score {
+			t.cols = append(t.cols, i)
+		}
+		t.rowOf = map[string]int{}
+	}
+	i, ok := t.rowOf[node]
+	if !ok {
+		i = len(t.nodes)
+		t.rowOf[node] = i
+		t.nodes = append(t.nodes, node)
+		t.raw = append(t.raw, make([]int64, len(t.cols))...)
+		t.final = append(t.final, make([]int64, len(t.cols))...)
+	}
+	if j := indexOf(a.plugins.Score, plugin); j >= 0 {
+		t.raw[i*len(t.cols)+j] = raw
+		t.final[i*len(t.cols)+j] = raw * a.plugins.Weights[j]
+	}
 }

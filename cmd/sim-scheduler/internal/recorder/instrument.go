@@ -25,10 +25,12 @@ import (
 	"time"
 	"unsafe"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 )
 
 // Sink receives finished attempts. Record must not block: it runs on the
@@ -46,6 +48,9 @@ type Recorder struct {
 
 	mu       sync.Mutex
 	inflight map[types.UID]*Attempt
+	// nodes indexes the snapshot's node list at nodesData.
+	nodes     *nodeIndex
+	nodesData *fwk.NodeInfo
 }
 
 // Instrument makes every profile of sched record its attempts into sink.
@@ -58,12 +63,16 @@ func Instrument(sched *scheduler.Scheduler, sink Sink) (*Recorder, error) {
 			return nil, fmt.Errorf("profile %q: %w", name, err)
 		}
 		r.profiles[name] = info
+		sched.Profiles[name] = &recordingFramework{fw}
+	}
+	for i, e := range sched.Extenders {
+		sched.Extenders[i] = &extender{Extender: e, r: r}
 	}
 	schedulePod := sched.SchedulePod
 	sched.SchedulePod = func(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduler.ScheduleResult, error) {
 		a := r.begin(fw, state, podInfo)
 		res, err := schedulePod(ctx, fw, state, podInfo)
-		r.scheduled(fw, a, res, err)
+		r.scheduled(a, state, res, err)
 		return res, err
 	}
 	failureHandler := sched.FailureHandler
@@ -97,16 +106,23 @@ func (r *Recorder) wrapFramework(f framework.Framework) (*Plugins, error) {
 		return nil, err
 	}
 	collect(wrap(v, "preFilterPlugins", func(p fwk.PreFilterPlugin) fwk.PreFilterPlugin { return preFilter{p} }))
+	// Filter and Score are recorded per node by recordingFramework, once
+	// per node rather than once per plugin and node: here only their order.
 	collect(wrap(v, "filterPlugins", func(p fwk.FilterPlugin) fwk.FilterPlugin {
 		info.Filter = append(info.Filter, p.Name())
-		return filter{p, len(info.Filter) - 1, p.Name()}
+		return p
 	}))
-	collect(wrap(v, "postFilterPlugins", func(p fwk.PostFilterPlugin) fwk.PostFilterPlugin { return postFilter{p} }))
+	collect(wrap(v, "postFilterPlugins", func(p fwk.PostFilterPlugin) fwk.PostFilterPlugin {
+		if dp, ok := p.(*defaultpreemption.DefaultPreemption); ok && dp.Evaluator != nil {
+			dp.Evaluator.Interface = victimSelector{dp.Evaluator.Interface}
+		}
+		return postFilter{p}
+	}))
 	collect(wrap(v, "preScorePlugins", func(p fwk.PreScorePlugin) fwk.PreScorePlugin { return preScore{p} }))
 	collect(wrap(v, "scorePlugins", func(p fwk.ScorePlugin) fwk.ScorePlugin {
 		info.Score = append(info.Score, p.Name())
 		info.Weights = append(info.Weights, int64((*weights)[p.Name()]))
-		return score{p, len(info.Score) - 1}
+		return p
 	}))
 	collect(wrap(v, "reservePlugins", func(p fwk.ReservePlugin) fwk.ReservePlugin { return reserve{p} }))
 	collect(wrap(v, "permitPlugins", func(p fwk.PermitPlugin) fwk.PermitPlugin { return permit{p} }))
@@ -140,16 +156,29 @@ func wrap[T any](v reflect.Value, name string, w func(T) T) error {
 	return nil
 }
 
+// indexFor is the node index of a snapshot's node list. The snapshot
+// keeps its list until nodes come or go, then makes a new one: the index
+// follows the list's identity and is rebuilt only then.
+func (r *Recorder) indexFor(list []fwk.NodeInfo) *nodeIndex {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	data := unsafe.SliceData(list)
+	if r.nodes == nil || r.nodesData != data || len(r.nodes.names) != len(list) {
+		r.nodes, r.nodesData = newNodeIndex(list), data
+	}
+	return r.nodes
+}
+
 // begin opens the attempt of a scheduling cycle.
 func (r *Recorder) begin(fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) *Attempt {
 	pod := podInfo.Pod
-	numNodes := 0
+	var list []fwk.NodeInfo
 	if l := fw.SnapshotSharedLister(); l != nil {
-		if n, err := l.NodeInfos().List(); err == nil {
-			numNodes = len(n)
-		}
+		list, _ = l.NodeInfos().List()
 	}
-	a := NewAttempt(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, pod.UID, fw.ProfileName(), numNodes, r.profiles[fw.ProfileName()])
+	a := NewAttempt(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, pod.UID, fw.ProfileName(), len(list), r.profiles[fw.ProfileName()])
+	a.nodes = r.indexFor(list)
+	a.rows = make([]row, len(a.nodes.names))
 	state.Write(stateKey, &attemptRef{a})
 	r.mu.Lock()
 	r.inflight[pod.UID] = a
@@ -157,10 +186,11 @@ func (r *Recorder) begin(fw framework.Framework, state fwk.CycleState, podInfo *
 	return a
 }
 
-// scheduled records what the scheduling algorithm chose, and, when no node
-// fits, the reason of every node that no filter plugin ran on (a PreFilter
-// rejected the Pod, or narrowed the nodes).
-func (r *Recorder) scheduled(fw framework.Framework, a *Attempt, res scheduler.ScheduleResult, err error) {
+// scheduled records what the scheduling algorithm chose, which filter
+// plugins PreFilter skipped, and, when no node fits, the reason of every
+// node that no filter plugin ran on (a PreFilter rejected the Pod, or
+// narrowed the nodes).
+func (r *Recorder) scheduled(a *Attempt, state fwk.CycleState, res scheduler.ScheduleResult, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.done {
@@ -168,37 +198,30 @@ func (r *Recorder) scheduled(fw framework.Framework, a *Attempt, res scheduler.S
 	}
 	a.SelectedNode = res.SuggestedHost
 	a.EvaluatedNodes, a.FeasibleNodes = res.EvaluatedNodes, res.FeasibleNodes
+	if skip := state.GetSkipFilterPlugins(); len(skip) > 0 {
+		for k, p := range a.plugins.Filter {
+			if k < maxSkippable && skip.Has(p) {
+				a.skipFilter |= 1 << k
+			}
+		}
+	}
 	var fitErr *framework.FitError
 	if !errors.As(err, &fitErr) || fitErr.Diagnosis.NodeToStatus == nil {
 		return
 	}
-	nodes, lerr := fw.SnapshotSharedLister().NodeInfos().List()
-	if lerr != nil {
-		return
-	}
-	for _, ni := range nodes {
-		name := ni.Node().Name
-		if _, ok := a.index[name]; ok {
+	for i, name := range a.nodes.names {
+		if a.rows[i].state != rowNone {
 			continue
 		}
-		s := fitErr.Diagnosis.NodeToStatus.Get(name)
-		if s.IsSuccess() {
-			continue
+		if s := fitErr.Diagnosis.NodeToStatus.Get(name); !s.IsSuccess() {
+			a.rows[i] = row{status: s, state: rowRejected}
 		}
-		plugin := s.Plugin()
-		if plugin == "" {
-			plugin = "PreFilter"
-		}
-		r := &a.rows[a.rowLocked(name)]
-		r.rejector, r.reason = plugin, statusText(s)
 	}
 }
 
 func (r *Recorder) failed(fw framework.Framework, podInfo *framework.QueuedPodInfo, status *fwk.Status, nominatingInfo *fwk.NominatingInfo) {
 	pod := podInfo.Pod
-	r.mu.Lock()
-	a := r.inflight[pod.UID]
-	r.mu.Unlock()
+	a := r.inflightAttempt(pod.UID)
 	if a == nil {
 		// The scheduler failed the Pod before scheduling it (e.g. while
 		// assuming it): an attempt without plugin results.
@@ -216,6 +239,12 @@ func (r *Recorder) failed(fw framework.Framework, podInfo *framework.QueuedPodIn
 	r.finish(a, outcome, "", status.Message())
 }
 
+func (r *Recorder) inflightAttempt(uid types.UID) *Attempt {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.inflight[uid]
+}
+
 // finish ends the attempt once and hands it to the sink.
 func (r *Recorder) finish(a *Attempt, outcome Outcome, node, message string) {
 	a.mu.Lock()
@@ -224,7 +253,8 @@ func (r *Recorder) finish(a *Attempt, outcome Outcome, node, message string) {
 		return
 	}
 	a.done = true
-	a.index = nil // only recording needs it; the attempt may wait in a queue
+	a.finished.Store(true)
+	a.compactLocked()
 	a.Outcome, a.Message = outcome, message
 	if node != "" {
 		a.SelectedNode = node
@@ -238,4 +268,30 @@ func (r *Recorder) finish(a *Attempt, outcome Outcome, node, message string) {
 	}
 	r.mu.Unlock()
 	r.sink.Record(a)
+}
+
+// recordingFramework is a profile's framework that records what its
+// filter plugins say of each node and what its score plugins give, at the
+// two calls the scheduler makes for them. Plugins themselves (preemption's
+// dry runs) call the framework underneath, which records nothing.
+type recordingFramework struct {
+	framework.Framework
+}
+
+func (f *recordingFramework) RunFilterPluginsWithNominatedPods(ctx context.Context, state fwk.CycleState, pod *v1.Pod, info fwk.NodeInfo) *fwk.Status {
+	s := f.Framework.RunFilterPluginsWithNominatedPods(ctx, state, pod, info)
+	if a := attemptFrom(state); a != nil {
+		a.filter(info.Node().Name, s)
+	}
+	return s
+}
+
+func (f *recordingFramework) RunScorePlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]fwk.NodePluginScores, *fwk.Status) {
+	scores, s := f.Framework.RunScorePlugins(ctx, state, pod, nodes)
+	if a := attemptFrom(state); a != nil && s.IsSuccess() {
+		// The scheduler adds the extenders' scores to this list and
+		// reads it; it is copied when the attempt finishes.
+		a.setScores(scores)
+	}
+	return scores, s
 }

@@ -31,6 +31,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -142,6 +144,14 @@ func splitComma(s string) []string {
 	return out
 }
 
+// noNominations is a PodNominator without nominated pods.
+type noNominations struct{}
+
+func (noNominations) AddNominatedPod(klog.Logger, fwk.PodInfo, *fwk.NominatingInfo) {}
+func (noNominations) DeleteNominatedPodIfExists(*v1.Pod)                            {}
+func (noNominations) UpdateNominatedPod(klog.Logger, *v1.Pod, fwk.PodInfo)          {}
+func (noNominations) NominatedPodsForNode(string) []fwk.PodInfo                     { return nil }
+
 // chanSink collects finished attempts.
 type chanSink chan *Attempt
 
@@ -157,7 +167,8 @@ type env struct {
 	scores map[string]map[string]int64
 }
 
-func newEnv(t *testing.T) *env {
+// newEnv is a profile of the test plugins, and the given extenders.
+func newEnv(t *testing.T, extenders ...fwk.Extender) *env {
 	t.Helper()
 	ctx := t.Context()
 	metrics.Register() // the framework counts plugin calls
@@ -201,6 +212,7 @@ func newEnv(t *testing.T) *env {
 	}
 	fw, err := frameworkruntime.NewFramework(ctx, registry, prof,
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithPodNominator(noNominations{}),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()))
 	if err != nil {
 		t.Fatal(err)
@@ -208,6 +220,7 @@ func newEnv(t *testing.T) *env {
 	e := &env{fw: fw, sink: make(chanSink, 10), nodes: nodes}
 	e.sched = &scheduler.Scheduler{
 		Profiles:    profile.Map{prof.SchedulerName: fw},
+		Extenders:   extenders,
 		SchedulePod: e.schedulePod,
 		FailureHandler: func(context.Context, framework.Framework, *framework.QueuedPodInfo, *fwk.Status, *fwk.NominatingInfo, time.Time) {
 		},
@@ -215,6 +228,8 @@ func newEnv(t *testing.T) *env {
 	if _, err := Instrument(e.sched, e.sink); err != nil {
 		t.Fatal(err)
 	}
+	// The scheduler runs the profile's framework as Instrument left it.
+	e.fw = e.sched.Profiles[prof.SchedulerName]
 	return e
 }
 
@@ -234,7 +249,7 @@ func (e *env) schedulePod(ctx context.Context, fw framework.Framework, state fwk
 		if !pre.AllNodes() && !pre.NodeNames.Has(ni.Node().Name) {
 			continue
 		}
-		if s := fw.RunFilterPlugins(ctx, state, pod, ni); s.IsSuccess() {
+		if s := fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni); s.IsSuccess() {
 			feasible = append(feasible, ni)
 		} else {
 			diagnosis.NodeToStatus.Set(ni.Node().Name, s)
@@ -242,6 +257,22 @@ func (e *env) schedulePod(ctx context.Context, fw framework.Framework, state fwk
 	}
 	if !pre.AllNodes() {
 		diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(rejectors))))
+	}
+	for _, ext := range e.sched.Extenders {
+		if !ext.IsFilter() || !ext.IsInterested(pod) || len(feasible) == 0 {
+			continue
+		}
+		var failed, unresolvable extenderv1.FailedNodesMap
+		var err error
+		if feasible, failed, unresolvable, err = ext.Filter(pod, feasible); err != nil {
+			return scheduler.ScheduleResult{}, err
+		}
+		for n, r := range failed {
+			diagnosis.NodeToStatus.Set(n, fwk.NewStatus(fwk.Unschedulable, r))
+		}
+		for n, r := range unresolvable {
+			diagnosis.NodeToStatus.Set(n, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, r))
+		}
 	}
 	if len(feasible) == 0 {
 		return scheduler.ScheduleResult{}, &framework.FitError{Pod: pod, NumAllNodes: len(all), Diagnosis: diagnosis}
@@ -254,17 +285,35 @@ func (e *env) schedulePod(ctx context.Context, fw framework.Framework, state fwk
 		return scheduler.ScheduleResult{}, s.AsError()
 	}
 	e.scores = map[string]map[string]int64{}
-	best := scores[0]
+	totals := map[string]int64{}
 	for _, ns := range scores {
 		e.scores[ns.Name] = map[string]int64{}
 		for _, ps := range ns.Scores {
 			e.scores[ns.Name][ps.Name] = ps.Score
 		}
-		if ns.TotalScore > best.TotalScore {
-			best = ns
+		totals[ns.Name] = ns.TotalScore
+	}
+	for _, ext := range e.sched.Extenders {
+		if !ext.IsPrioritizer() || !ext.IsInterested(pod) {
+			continue
+		}
+		list, weight, err := ext.Prioritize(pod, feasible)
+		if err != nil {
+			return scheduler.ScheduleResult{}, err
+		}
+		for _, hp := range *list {
+			final := hp.Score * weight * (fwk.MaxNodeScore / extenderv1.MaxExtenderPriority)
+			e.scores[hp.Host][ext.Name()] = final
+			totals[hp.Host] += final
 		}
 	}
-	return scheduler.ScheduleResult{SuggestedHost: best.Name, EvaluatedNodes: len(all), FeasibleNodes: len(feasible)}, nil
+	best := scores[0].Name
+	for _, ns := range scores {
+		if totals[ns.Name] > totals[best] {
+			best = ns.Name
+		}
+	}
+	return scheduler.ScheduleResult{SuggestedHost: best, EvaluatedNodes: len(all), FeasibleNodes: len(feasible)}, nil
 }
 
 // attempt runs one scheduling attempt of pod as the scheduler's
@@ -467,7 +516,7 @@ func TestFinishedAttemptIsFrozen(t *testing.T) {
 	a := NewAttempt(types.NamespacedName{Namespace: "ns", Name: "p"}, "u", "p", 1, NewPlugins([]string{"Zone"}, nil))
 	r := &Recorder{sink: make(chanSink, 1), inflight: map[types.UID]*Attempt{}}
 	r.finish(a, Bound, "n1", "")
-	a.filter(0, "Zone", "n1", fwk.NewStatus(fwk.Unschedulable, "late"))
+	a.filter("n1", fwk.NewStatus(fwk.Unschedulable, "late").WithPlugin("Zone"))
 	a.setStatus(a.Bind, "Binder", nil)
 	if f := a.FilterResults(); len(f) != 0 || len(a.Bind) != 0 {
 		t.Errorf("a finished attempt changed: filter %v, bind %v", f, a.Bind)

@@ -43,6 +43,8 @@ type Summary struct {
 	Message       string `json:"message,omitempty"`
 	SelectedNode  string `json:"selectedNode,omitempty"`
 	NominatedNode string `json:"nominatedNode,omitempty"`
+	// Victims: the Pods preemption evicts for the nominated node.
+	Victims []string `json:"victims,omitempty"`
 	// Nodes in the snapshot; Evaluated and Feasible as the scheduler counts.
 	Nodes     int `json:"nodes"`
 	Evaluated int `json:"evaluated"`
@@ -72,6 +74,7 @@ type NodeScore struct {
 const (
 	maxFilterFailures = 20
 	maxTopScores      = 10
+	maxVictims        = 100
 	maxMessage        = 1000
 )
 
@@ -119,14 +122,47 @@ func marshal(v any) func(*bytes.Buffer) error {
 }
 
 // writeFilter writes {node: {plugin: passed|reason}} without building it.
+// Most nodes pass every plugin: their value is written once and copied.
 func (a *Attempt) writeFilter(b *bytes.Buffer) error {
+	var passed bytes.Buffer
+	passed.WriteByte('{')
+	for k, p := range a.plugins.Filter {
+		if a.ran(k) {
+			if passed.Len() > 1 {
+				passed.WriteByte(',')
+			}
+			writeString(&passed, p)
+			passed.WriteString(`:"` + Passed + `"`)
+		}
+	}
+	passed.WriteByte('}')
+	b.Grow(len(a.filtered) * (passed.Len() + 24))
 	b.WriteByte('{')
-	open := false
-	a.ForEachFilter(func(node, plugin, value string, first bool) {
-		writeEntry(b, &open, node, plugin, first)
-		writeString(b, value)
-	})
-	closeEntries(b, open)
+	for i := range a.filtered {
+		nr := &a.filtered[i]
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeString(b, nr.node)
+		b.WriteByte(':')
+		if nr.status == nil && len(a.extFilters) == 0 {
+			b.Write(passed.Bytes())
+			continue
+		}
+		b.WriteByte('{')
+		first := true
+		a.eachFilterOf(nr, func(plugin, value string) {
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			writeString(b, plugin)
+			b.WriteByte(':')
+			writeString(b, value)
+		})
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
 	return nil
 }
 
@@ -195,9 +231,12 @@ func (a *Attempt) Result() *Result {
 func (a *Attempt) summary() Summary {
 	s := Summary{
 		Profile: a.Profile, Outcome: string(a.Outcome), Message: truncate(a.Message, maxMessage),
-		SelectedNode: a.SelectedNode, NominatedNode: a.NominatedNode,
+		SelectedNode: a.SelectedNode, NominatedNode: a.NominatedNode, Victims: a.Victims,
 		Nodes: a.NumNodes, Evaluated: a.EvaluatedNodes, Feasible: a.FeasibleNodes,
 		Time: a.Start.UTC().Truncate(time.Millisecond), Duration: a.Duration.Round(time.Microsecond).String(),
+	}
+	if len(s.Victims) > maxVictims {
+		s.Victims = s.Victims[:maxVictims]
 	}
 	s.FilterFailures = a.filterFailures()
 	s.TopScores = a.topScores(maxTopScores)
@@ -207,9 +246,18 @@ func (a *Attempt) summary() Summary {
 // filterFailures groups the rejected nodes by plugin and reason.
 func (a *Attempt) filterFailures() []FilterFailure {
 	counts := map[FilterFailure]int{}
-	for _, r := range a.rows {
-		if r.rejector != "" {
-			counts[FilterFailure{Plugin: r.rejector, Reason: r.reason}]++
+	for _, nr := range a.filtered {
+		if nr.status != nil {
+			p, _ := a.filterRejector(nr.status)
+			counts[FilterFailure{Plugin: p, Reason: statusText(nr.status)}]++
+			continue
+		}
+		for i := range a.extFilters {
+			v, next := a.extFilters[i].verdict(nr.node)
+			if !next {
+				counts[FilterFailure{Plugin: a.extFilters[i].name, Reason: v}]++
+				break
+			}
 		}
 	}
 	out := make([]FilterFailure, 0, len(counts))
@@ -299,6 +347,9 @@ func (s *Summary) Text() string {
 		}
 		if s.NominatedNode != "" {
 			fmt.Fprintf(&b, "; nominated %s for preemption", s.NominatedNode)
+			if len(s.Victims) > 0 {
+				fmt.Fprintf(&b, " of %s", strings.Join(s.Victims, ", "))
+			}
 		}
 	}
 	return truncate(b.String(), maxMessage)

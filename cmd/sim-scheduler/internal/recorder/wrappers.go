@@ -21,7 +21,10 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 )
 
 // stateKey is where an attempt lives in the scheduling cycle's CycleState,
@@ -29,9 +32,8 @@ import (
 const stateKey fwk.StateKey = "sim.x-k8s.io/scheduling-result"
 
 // attemptRef holds the attempt in the CycleState. Clones share it: the
-// framework clones the state to filter with nominated pods added, and that
-// result is the attempt's; preemption's dry runs also clone it, and the
-// attempt ignores filter results once PostFilter has begun.
+// framework clones the state to filter with nominated pods added, and
+// preemption clones it for its dry runs, whose victims are recorded.
 type attemptRef struct{ a *Attempt }
 
 func (r *attemptRef) Clone() fwk.StateData { return r }
@@ -65,32 +67,31 @@ func (p preFilter) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 	return res, s
 }
 
-type filter struct {
-	fwk.FilterPlugin
-	idx  int // in Plugins.Filter
-	name string
-}
-
-func (p filter) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node fwk.NodeInfo) *fwk.Status {
-	s := p.FilterPlugin.Filter(ctx, state, pod, node)
-	if a := attemptFrom(state); a != nil {
-		a.filter(p.idx, p.name, node.Node().Name, s)
-	}
-	return s
-}
-
 type postFilter struct{ fwk.PostFilterPlugin }
 
 func (p postFilter) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
-	a := attemptFrom(state)
-	if a != nil {
-		a.beginPostFilter()
-	}
 	res, s := p.PostFilterPlugin.PostFilter(ctx, state, pod, m)
-	if a != nil {
+	if a := attemptFrom(state); a != nil {
 		a.postFilter(p.Name(), res, s)
 	}
 	return res, s
+}
+
+// victimSelector records the victims preemption picks on each candidate
+// node; PostFilter keeps those of the node it nominates. The evaluator
+// calls it with a clone of the attempt's state, in parallel over nodes.
+type victimSelector struct{ preemption.Interface }
+
+func (v victimSelector) SelectVictimsOnNode(ctx context.Context, state fwk.CycleState, preemptor *v1.Pod, nodeInfo fwk.NodeInfo, all []*preemption.DomainVictim, pdbs []*policyv1.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
+	pods, violations, s := v.Interface.SelectVictimsOnNode(ctx, state, preemptor, nodeInfo, all, pdbs)
+	if a := attemptFrom(state); a != nil && s.IsSuccess() && nodeInfo.Node() != nil {
+		names := make([]string, len(pods))
+		for i, p := range pods {
+			names[i] = p.Namespace + "/" + p.Name
+		}
+		a.candidate(nodeInfo.Node().Name, names)
+	}
+	return pods, violations, s
 }
 
 type preScore struct{ fwk.PreScorePlugin }
@@ -99,40 +100,6 @@ func (p preScore) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	s := p.PreScorePlugin.PreScore(ctx, state, pod, nodes)
 	if a := attemptFrom(state); a != nil {
 		a.setStatus(a.PreScore, p.Name(), s)
-	}
-	return s
-}
-
-type score struct {
-	fwk.ScorePlugin
-	idx int // in Plugins.Score
-}
-
-func (p score) Score(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node fwk.NodeInfo) (int64, *fwk.Status) {
-	v, s := p.ScorePlugin.Score(ctx, state, pod, node)
-	if a := attemptFrom(state); a != nil && s.IsSuccess() {
-		a.score(p.idx, node.Node().Name, v)
-	}
-	return v, s
-}
-
-func (p score) ScoreExtensions() fwk.ScoreExtensions {
-	ext := p.ScorePlugin.ScoreExtensions()
-	if ext == nil {
-		return nil
-	}
-	return normalize{ScoreExtensions: ext, idx: p.idx}
-}
-
-type normalize struct {
-	fwk.ScoreExtensions
-	idx int
-}
-
-func (n normalize) NormalizeScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
-	s := n.ScoreExtensions.NormalizeScore(ctx, state, pod, scores)
-	if a := attemptFrom(state); a != nil && s.IsSuccess() {
-		a.normalized(n.idx, scores)
 	}
 	return s
 }
@@ -181,4 +148,28 @@ func (p bind) Bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node 
 		}
 	}
 	return s
+}
+
+// extender records an extender's Filter and Prioritize results into the
+// attempt of the Pod; the scheduler calls extenders without the cycle's
+// state, during the Pod's scheduling cycle.
+type extender struct {
+	fwk.Extender
+	r *Recorder
+}
+
+func (e *extender) Filter(pod *v1.Pod, nodes []fwk.NodeInfo) ([]fwk.NodeInfo, extenderv1.FailedNodesMap, extenderv1.FailedNodesMap, error) {
+	feasible, failed, unresolvable, err := e.Extender.Filter(pod, nodes)
+	if a := e.r.inflightAttempt(pod.UID); a != nil {
+		a.extenderFiltered(e.Name(), failed, unresolvable, err)
+	}
+	return feasible, failed, unresolvable, err
+}
+
+func (e *extender) Prioritize(pod *v1.Pod, nodes []fwk.NodeInfo) (*extenderv1.HostPriorityList, int64, error) {
+	list, weight, err := e.Extender.Prioritize(pod, nodes)
+	if a := e.r.inflightAttempt(pod.UID); a != nil && err == nil {
+		a.extenderPrioritized(e.Name(), list, weight)
+	}
+	return list, weight, err
 }

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/recorder"
 )
@@ -44,54 +45,75 @@ const (
 	maxHistory    = 5
 )
 
-// rendered is an attempt's result as JSON, each field encoded once for
-// both the annotations and the stored document.
+// rendered is an attempt's result as JSON: the full document, each field
+// encoded once into it, and the annotations taking their values from it.
 type rendered struct {
-	res     *recorder.Result
-	fields  []recorder.Field
+	res    *recorder.Result
+	fields []recorder.Field
+	// doc is the full result, as the simulator's API serves it; values
+	// are the fields' JSON inside it.
+	doc     *bytes.Buffer
 	values  map[string][]byte
 	summary []byte
 }
 
-func render(res *recorder.Result) (*rendered, error) {
-	r := &rendered{res: res, fields: res.Fields(), values: map[string][]byte{}}
-	for _, f := range r.fields {
-		var b bytes.Buffer
-		if err := f.Write(&b); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Name, err)
-		}
-		v := b.Bytes()
-		if string(v) == "null" {
-			v = []byte("{}")
-		}
-		r.values[f.Name] = v
-	}
-	var err error
-	r.summary, err = json.Marshal(res.Summary)
-	return r, err
-}
+// docBuffers are documents' buffers, reused: a document at 5,000 nodes
+// takes hundreds of KiB, and growing one for every attempt costs more
+// than writing it.
+var docBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// document is the full result, as the simulator's API serves it.
-func (r *rendered) document() ([]byte, error) {
-	meta, err := json.Marshal(map[string]string{"namespace": r.res.Namespace, "name": r.res.Name, "uid": r.res.UID})
+func render(res *recorder.Result) (*rendered, error) {
+	r := &rendered{res: res, fields: res.Fields(), values: make(map[string][]byte, 16)}
+	var err error
+	if r.summary, err = json.Marshal(res.Summary); err != nil {
+		return nil, err
+	}
+	meta, err := json.Marshal(map[string]string{"namespace": res.Namespace, "name": res.Name, "uid": res.UID})
 	if err != nil {
 		return nil, err
 	}
-	size := len(meta) + len(r.summary) + 16
-	for _, v := range r.values {
-		size += len(v) + 32
-	}
-	var b bytes.Buffer
-	b.Grow(size)
+	b := docBuffers.Get().(*bytes.Buffer)
+	b.Reset()
+	r.doc = b
 	b.Write(meta[:len(meta)-1])
 	b.WriteString(`,"summary":`)
 	b.Write(r.summary)
-	for _, f := range r.fields {
-		fmt.Fprintf(&b, ",%q:", f.Name)
-		b.Write(r.values[f.Name])
+	offsets := make([][2]int, len(r.fields))
+	for i, f := range r.fields {
+		b.WriteString(`,"`)
+		b.WriteString(f.Name) // annotation names need no escaping
+		b.WriteString(`":`)
+		start := b.Len()
+		if err := f.Write(b); err != nil {
+			r.release()
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		if string(b.Bytes()[start:]) == "null" {
+			b.Truncate(start)
+			b.WriteString("{}")
+		}
+		offsets[i] = [2]int{start, b.Len()}
 	}
 	b.WriteByte('}')
-	return b.Bytes(), nil
+	// Only now, the buffer no longer growing, do slices of it stay valid.
+	for i, f := range r.fields {
+		r.values[f.Name] = b.Bytes()[offsets[i][0]:offsets[i][1]]
+	}
+	return r, nil
+}
+
+// document is the full result, as the simulator's API serves it. It is
+// valid until release.
+func (r *rendered) document() []byte {
+	return r.doc.Bytes()
+}
+
+// release hands the document's buffer back; r is unusable after.
+func (r *rendered) release() {
+	if r.doc != nil && r.doc.Cap() <= 16<<20 {
+		docBuffers.Put(r.doc)
+	}
+	r.doc, r.values = nil, nil
 }
 
 // annotations is the merge patch of the Pod's annotations, given the
@@ -108,13 +130,13 @@ func (r *rendered) annotations(prevHistory string) (map[string]*string, error) {
 	// entry is this attempt in the history: everything but the per-node keys.
 	entry := map[string]string{SummaryAnnotation: string(r.summary)}
 	for _, f := range r.fields {
-		k, v := UpstreamPrefix+f.Name, string(r.values[f.Name])
-		if f.PerNode {
-			if size > perNodeBudget {
-				out[k] = nil
-				continue
-			}
-		} else {
+		k := UpstreamPrefix + f.Name
+		if f.PerNode && size > perNodeBudget {
+			out[k] = nil
+			continue
+		}
+		v := string(r.values[f.Name])
+		if !f.PerNode {
 			entry[k] = v
 		}
 		out[k] = &v

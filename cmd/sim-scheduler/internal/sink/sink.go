@@ -96,24 +96,22 @@ func (s *Sink) Run(ctx context.Context, workers int) {
 
 func (s *Sink) publish(ctx context.Context, a *recorder.Attempt) {
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KRef(a.Pod.Namespace, a.Pod.Name), "uid", a.UID)
+	defer s.published.Add(1)
+	pod, err := s.pods.Pods(a.Pod.Namespace).Get(a.Pod.Name)
+	if err != nil || pod.UID != a.UID {
+		// Gone (deleted, or the simulator was reset), or replaced by a Pod
+		// of the same name: its result would be a stale one.
+		return
+	}
 	res := a.Result()
 	r, err := render(res)
 	if err != nil {
 		logger.Error(err, "Rendering a scheduling result")
 		return
 	}
-	doc, err := r.document()
-	if err == nil {
-		err = s.store.Put(a.Pod.Namespace, a.Pod.Name, doc)
-	}
-	if err != nil {
+	defer r.release()
+	if err := s.store.Put(a.Pod.Namespace, a.Pod.Name, r.document()); err != nil {
 		logger.Error(err, "Storing a scheduling result")
-	}
-	defer s.published.Add(1)
-
-	pod, err := s.pods.Pods(a.Pod.Namespace).Get(a.Pod.Name)
-	if err != nil || pod.UID != a.UID {
-		return // gone, or replaced by a Pod of the same name
 	}
 	ann, err := r.annotations(pod.Annotations[ResultHistory])
 	if err != nil {
