@@ -147,6 +147,12 @@ type extenderScores struct {
 	scores map[string]int64 // node → the extender's own score
 }
 
+// final is what the scheduler adds up for an extender's score: times its
+// weight, scaled to the plugins' range.
+func (e *extenderScores) final(score int64) int64 {
+	return score * e.weight * (fwk.MaxNodeScore / extenderv1.MaxExtenderPriority)
+}
+
 // extenderFilter is one call of an extender's Filter.
 type extenderFilter struct {
 	name                 string
@@ -546,7 +552,7 @@ func (a *Attempt) ForEachScore(f func(node, plugin string, raw, final int64, fir
 		}
 		for _, e := range t.extenders {
 			if s, ok := e.scores[node]; ok {
-				f(node, e.name, s, s*e.weight*(fwk.MaxNodeScore/extenderv1.MaxExtenderPriority), first)
+				f(node, e.name, s, e.final(s), first)
 				first = false
 			}
 		}

@@ -168,21 +168,62 @@ func (a *Attempt) writeFilter(b *bytes.Buffer) error {
 
 // writeScores writes {node: {plugin: "score"}}, raw or final.
 func (a *Attempt) writeScores(b *bytes.Buffer, final bool) error {
-	b.WriteByte('{')
-	open := false
-	var num []byte
-	a.ForEachScore(func(node, plugin string, raw, fin int64, first bool) {
-		writeEntry(b, &open, node, plugin, first)
-		v := raw
-		if final {
-			v = fin
+	t := &a.table
+	k := len(t.cols)
+	// Each column's key, quoted once: `"Plugin":"`.
+	keys := make([][]byte, k)
+	for j, c := range t.cols {
+		name := "?"
+		if c >= 0 {
+			name = a.plugins.Score[c]
 		}
-		num = strconv.AppendInt(num[:0], v, 10)
-		b.WriteByte('"')
-		b.Write(num)
-		b.WriteByte('"')
-	})
-	closeEntries(b, open)
+		var kb bytes.Buffer
+		writeString(&kb, name)
+		kb.WriteString(`:"`)
+		keys[j] = kb.Bytes()
+	}
+	values := t.raw
+	if final {
+		values = t.final
+	}
+	b.Grow(len(t.nodes) * (k*24 + 16))
+	b.WriteByte('{')
+	var num [20]byte
+	for i, node := range t.nodes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeString(b, node)
+		b.WriteString(":{")
+		for j := range k {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(keys[j])
+			b.Write(strconv.AppendInt(num[:0], values[i*k+j], 10))
+			b.WriteByte('"')
+		}
+		comma := k > 0
+		for _, e := range t.extenders {
+			s, ok := e.scores[node]
+			if !ok {
+				continue
+			}
+			if comma {
+				b.WriteByte(',')
+			}
+			comma = true
+			writeString(b, e.name)
+			b.WriteString(`:"`)
+			if final {
+				s = e.final(s)
+			}
+			b.Write(strconv.AppendInt(num[:0], s, 10))
+			b.WriteByte('"')
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
 	return nil
 }
 

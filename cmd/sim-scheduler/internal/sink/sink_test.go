@@ -191,3 +191,32 @@ func TestStoreEvictsOldest(t *testing.T) {
 		t.Errorf("temporary files left: %v", matches)
 	}
 }
+
+// BenchmarkRender is what the sink does with an attempt at 5,000 nodes
+// besides the API calls: render it and store the full result.
+func BenchmarkRender(b *testing.B) {
+	store, err := NewStore(b.TempDir(), 512<<20)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, outcome := range []recorder.Outcome{recorder.Bound, recorder.Unschedulable} {
+		a := bigAttempt(outcome)
+		b.Run(string(outcome), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := render(a.Result())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := store.Put("default", "web-1", r.document()); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := r.annotations(""); err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(r.document())))
+				r.release()
+			}
+		})
+	}
+}
