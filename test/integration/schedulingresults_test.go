@@ -97,6 +97,7 @@ spec:
 		if m == nil {
 			t.Fatalf("kubectl describe pod %s:\n%s", pod, last)
 		}
+		t.Logf("kubectl describe pod %s: %s", pod, m[0])
 		return m
 	}
 
