@@ -55,6 +55,14 @@ func TestInvalidObjects(t *testing.T) {
 		{"CORS origin not a URL", simulators, simulator("cors", `{"corsAllowedOriginList":["::"]}`), "spec.corsAllowedOriginList[0]"},
 		{"image not a reference", simulators, simulator("image", `{"image":"UPPER CASE"}`), "spec.image"},
 		{"podTemplate container without image", simulators, simulator("tmpl", `{"podTemplate":{"spec":{"containers":[{"name":"sidecar"}]}}}`), "spec.podTemplate.spec.containers"},
+		// Another simulator's keys in a shared external etcd are one prefix
+		// away: the template may not choose the prefix, etcd or credentials.
+		{"podTemplate sets the etcd prefix", simulators, simulator("prefix", `{"etcdURL":"https://etcd.example:2379","podTemplate":{"spec":{"containers":[{"name":"simulator","env":[{"name":"SIMULATOR_ETCD_PREFIX","value":"/simulators/other/uid"}]}]}}}`), "spec.podTemplate.spec.containers[0].env[0].name"},
+		{"podTemplate sets the etcd URL", simulators, simulator("url", `{"podTemplate":{"spec":{"containers":[{"name":"simulator","env":[{"name":"KUBE_SCHEDULER_SIMULATOR_ETCD_URL","value":"https://etcd.example:2379"}]}]}}}`), "spec.podTemplate.spec.containers[0].env[0].name"},
+		{"podTemplate passes --etcd-prefix", simulators, simulator("args", `{"podTemplate":{"spec":{"containers":[{"name":"simulator","args":["--etcd-prefix=/simulators/other/uid"]}]}}}`), "spec.podTemplate.spec.containers[0].args"},
+		{"podTemplate replaces the command", simulators, simulator("command", `{"podTemplate":{"spec":{"containers":[{"name":"simulator","command":["sh","-c","simulator --etcd-prefix=/x"]}]}}}`), "spec.podTemplate.spec.containers[0].command"},
+		{"podTemplate replaces the credentials volume", simulators, simulator("volume", `{"podTemplate":{"spec":{"volumes":[{"name":"credentials","secret":{"secretName":"other-simulator"}}]}}}`), "spec.podTemplate.spec.volumes[0].name"},
+		{"podTemplate mounts over the credentials", simulators, simulator("mount", `{"podTemplate":{"spec":{"containers":[{"name":"simulator","volumeMounts":[{"name":"mine","mountPath":"/etc/simulator"}]}],"volumes":[{"name":"mine","emptyDir":{}}]}}}`), "spec.podTemplate.spec.containers[0].volumeMounts[0]"},
 		{"nodepool without simulator", nodepools, pool("nosim", `{"simulatorName":""}`), "spec.simulatorName"},
 		{"negative replicas", nodepools, pool("neg", `{"simulatorName":"s","replicas":-1}`), "spec.replicas"},
 		{"replicas above the bound", nodepools, pool("many", `{"simulatorName":"s","replicas":100000000}`), "spec.replicas"},

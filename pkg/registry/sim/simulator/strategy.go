@@ -18,6 +18,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 )
 
 // strategy holds the rules of simulator writes. Status is never written by
@@ -61,11 +62,22 @@ func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 }
 
 func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
-	return validation.ValidateSimulator(obj.(*sim.Simulator))
+	s := obj.(*sim.Simulator)
+	return append(validation.ValidateSimulator(s), validatePodTemplate(s)...)
 }
 
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validation.ValidateSimulatorUpdate(obj.(*sim.Simulator), old.(*sim.Simulator))
+	s := obj.(*sim.Simulator)
+	return append(validation.ValidateSimulatorUpdate(s, old.(*sim.Simulator)), validatePodTemplate(s)...)
+}
+
+// validatePodTemplate refuses templates that replace the server's part of
+// the simulator container; backing, which makes the Pod, knows what it is.
+func validatePodTemplate(s *sim.Simulator) field.ErrorList {
+	if s.Spec.PodTemplate == nil {
+		return nil
+	}
+	return backing.ValidatePodTemplate(s.Spec.PodTemplate, field.NewPath("spec", "podTemplate"))
 }
 
 func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
