@@ -82,15 +82,52 @@ func (ca *CA) Pool() *x509.CertPool {
 	return pool
 }
 
+// NewCAValidFrom makes a self-signed CA valid from notBefore for validity,
+// for CAs that are rotated and so must say when they were made.
+func NewCAValidFrom(commonName string, notBefore time.Time, validity time.Duration) (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generating key for CA %q: %w", commonName, err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).SetInt64(math.MaxInt64))
+	if err != nil {
+		return nil, fmt.Errorf("generating serial number for CA %q: %w", commonName, err)
+	}
+	template := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: commonName},
+		NotBefore:             notBefore.UTC(),
+		NotAfter:              notBefore.Add(validity).UTC(),
+		KeyUsage:              x509.KeyUsageKeyEncipherment | x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, template, key.Public(), key)
+	if err != nil {
+		return nil, fmt.Errorf("creating CA %q: %w", commonName, err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &CA{Cert: cert, Key: key}, nil
+}
+
 // IssueServing signs a serving certificate for dnsNames (the first is the CN) and ips.
 func (ca *CA) IssueServing(dnsNames []string, ips []net.IP, validity time.Duration) (KeyPair, error) {
+	return ca.IssueServingValidFrom(dnsNames, ips, time.Now(), validity)
+}
+
+// IssueServingValidFrom is IssueServing for a certificate valid from now
+// (less a minute of slack) for validity.
+func (ca *CA) IssueServingValidFrom(dnsNames []string, ips []net.IP, now time.Time, validity time.Duration) (KeyPair, error) {
 	return ca.issue(&x509.Certificate{
 		Subject:     pkix.Name{CommonName: dnsNames[0]},
 		DNSNames:    dnsNames,
 		IPAddresses: ips,
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}, validity)
+	}, now, validity)
 }
 
 // IssueClient signs a client certificate for user (CN) in groups (O), the
@@ -100,10 +137,10 @@ func (ca *CA) IssueClient(user string, groups []string, validity time.Duration) 
 		Subject:     pkix.Name{CommonName: user, Organization: groups},
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}, validity)
+	}, time.Now(), validity)
 }
 
-func (ca *CA) issue(template *x509.Certificate, validity time.Duration) (KeyPair, error) {
+func (ca *CA) issue(template *x509.Certificate, now time.Time, validity time.Duration) (KeyPair, error) {
 	name := template.Subject.CommonName
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -113,7 +150,6 @@ func (ca *CA) issue(template *x509.Certificate, validity time.Duration) (KeyPair
 	if err != nil {
 		return KeyPair{}, fmt.Errorf("generating serial number for %q: %w", name, err)
 	}
-	now := time.Now()
 	template.SerialNumber = serial
 	// A minute of slack for clocks that disagree a little.
 	template.NotBefore = now.Add(-time.Minute).UTC()

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/component-base/cli/globalflag"
 	basecompatibility "k8s.io/component-base/compatibility"
+	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 	netutils "k8s.io/utils/net"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -32,6 +33,7 @@ import (
 	simopenapi "sigs.k8s.io/simulator-apiserver/pkg/generated/openapi"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
+	"sigs.k8s.io/simulator-apiserver/pkg/servingcert"
 	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 	"sigs.k8s.io/simulator-apiserver/pkg/version"
 )
@@ -56,6 +58,12 @@ type Options struct {
 	// apiserver, for the kubeconfigs the server hands out.
 	ExternalServerURL    string
 	ExternalServerCAFile string
+	// ServingCertSecret, when set, is the Secret in Namespace where the
+	// replicas keep the CA and the serving certificate they all serve, for
+	// ServiceName; APIService's caBundle is kept equal to that CA.
+	ServingCertSecret string
+	ServiceName       string
+	APIService        string
 
 	StdOut io.Writer
 	StdErr io.Writer
@@ -69,6 +77,7 @@ func NewOptions(out, errOut io.Writer) *Options {
 		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
 		Namespace:                os.Getenv("POD_NAMESPACE"),
 		MaxNodePoolReplicas:      validation.DefaultMaxNodePoolReplicas,
+		ServiceName:              "sim-apiserver",
 		StdOut:                   out,
 		StdErr:                   errOut,
 	}
@@ -88,6 +97,9 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	flags.Int32Var(&o.MaxNodePoolReplicas, "max-nodepool-replicas", o.MaxNodePoolReplicas, "Upper bound of a nodepool's spec.replicas.")
 	flags.StringVar(&o.ExternalServerURL, "external-server-url", o.ExternalServerURL, "The host apiserver's URL as users reach it, put in the kubeconfigs of simulators/kubeconfig (default: the URL this server reaches the host at, from --kubeconfig or in-cluster).")
 	flags.StringVar(&o.ExternalServerCAFile, "external-server-ca-file", o.ExternalServerCAFile, "CA bundle of the host apiserver at --external-server-url (default: the CA of --kubeconfig or of the in-cluster config).")
+	flags.StringVar(&o.ServingCertSecret, "serving-cert-secret", o.ServingCertSecret, "A Secret in --namespace where the server keeps a CA and the serving certificate for --service-name, made if absent and rotated, which every replica serves (instead of --tls-cert-file or --cert-dir).")
+	flags.StringVar(&o.ServiceName, "service-name", o.ServiceName, "The Service in --namespace that the APIService routes to, the serving certificate's name (<service>.<namespace>.svc).")
+	flags.StringVar(&o.APIService, "apiservice", o.APIService, "An APIService whose spec.caBundle the server keeps equal to the CA of --serving-cert-secret.")
 	// ServerRun registered the kube component (effective version, feature
 	// gates) and added --feature-gates and --emulated-version.
 	globalflag.AddGlobalFlags(flags, cmd.Name())
@@ -106,6 +118,12 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--external-server-url must be https://host[:port], got %q", o.ExternalServerURL))
 		}
 	}
+	if o.ServingCertSecret != "" && (o.RecommendedOptions.SecureServing.ServerCert.CertKey.CertFile != "" || o.RecommendedOptions.SecureServing.ServerCert.CertKey.KeyFile != "") {
+		errs = append(errs, fmt.Errorf("--serving-cert-secret and --tls-cert-file/--tls-private-key-file exclude each other"))
+	}
+	if o.APIService != "" && o.ServingCertSecret == "" {
+		errs = append(errs, fmt.Errorf("--apiservice needs --serving-cert-secret: its caBundle is that Secret's CA"))
+	}
 	if o.MaxNodePoolReplicas < 0 {
 		errs = append(errs, fmt.Errorf("--max-nodepool-replicas must not be negative"))
 	}
@@ -114,8 +132,10 @@ func (o *Options) Validate() error {
 
 // Config turns the options into a server configuration.
 func (o *Options) Config() (*apiserver.Config, error) {
-	if err := o.RecommendedOptions.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
-		return nil, fmt.Errorf("creating self-signed certificates: %w", err)
+	if o.ServingCertSecret == "" {
+		if err := o.RecommendedOptions.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+			return nil, fmt.Errorf("creating self-signed certificates: %w", err)
+		}
 	}
 
 	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
@@ -148,6 +168,11 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.ServingCertSecret != "" {
+		if serverConfig.SecureServing.Cert, err = o.servingCert(hostConfig, hostClient); err != nil {
+			return nil, err
+		}
+	}
 	records := hoststore.NewRecords(hostClient, o.Namespace)
 	hostCache, err := hostcache.New(hostClient, 10*time.Minute)
 	if err != nil {
@@ -172,6 +197,18 @@ func (o *Options) Config() (*apiserver.Config, error) {
 			},
 		},
 	}, nil
+}
+
+// servingCert is the certificate every replica serves, from the Secret
+// they share; the generic server runs it (it is a ControllerRunner).
+func (o *Options) servingCert(hostConfig *rest.Config, hostClient kubernetes.Interface) (*servingcert.Controller, error) {
+	agg, err := aggregator.NewForConfig(hostConfig)
+	if err != nil {
+		return nil, fmt.Errorf("making the host aggregator client: %w", err)
+	}
+	service := o.ServiceName + "." + o.Namespace
+	return servingcert.New(hostClient, agg, o.Namespace, o.ServingCertSecret, o.APIService,
+		servingcert.DefaultPolicy(service+".svc", service, o.ServiceName))
 }
 
 // hostCA is the CA users verify the host apiserver with: the flag's, else

@@ -22,8 +22,13 @@ limitations under the License.
 package deploy
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +38,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
@@ -158,6 +164,8 @@ images:
 		}
 	}
 
+	servesOneVerifiedCertificate(t, pods.Items)
+
 	// The deployed server's account is confined to the namespaces that opt
 	// in: none yet, and never kube-system.
 	server := "--as=system:serviceaccount:" + framework.SimNamespace + ":sim-apiserver"
@@ -180,6 +188,44 @@ images:
 		t.Errorf("the simulator's kube-system namespace through the proxy: got %s", out)
 	}
 	mustKubectl(t, "delete", "-n", ns, "simulator/example", "--timeout=2m")
+}
+
+// servesOneVerifiedCertificate checks item 8 of the tenancy issue: the
+// APIService verifies the server (a caBundle, no insecureSkipTLSVerify), and
+// every replica serves the one certificate of the Secret, which verifies
+// with that caBundle for the name the aggregator checks.
+func servesOneVerifiedCertificate(t *testing.T, pods []corev1.Pod) {
+	t.Helper()
+	ctx := t.Context()
+	apiService, err := aggregator.NewForConfigOrDie(cluster.Config).ApiregistrationV1().APIServices().Get(ctx, framework.SimAPIService, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if apiService.Spec.InsecureSkipTLSVerify || len(apiService.Spec.CABundle) == 0 {
+		t.Fatalf("APIService %s: insecureSkipTLSVerify %v, caBundle of %d bytes; want it verified", apiService.Name, apiService.Spec.InsecureSkipTLSVerify, len(apiService.Spec.CABundle))
+	}
+	secret, err := cluster.Client.CoreV1().Secrets(framework.SimNamespace).Get(ctx, "sim-apiserver-serving-cert", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(apiService.Spec.CABundle) {
+		t.Fatal("the APIService's caBundle holds no certificate")
+	}
+	want, _ := pem.Decode(secret.Data[corev1.TLSCertKey])
+	for _, pod := range pods {
+		dialer := &tls.Dialer{Config: &tls.Config{RootCAs: roots, ServerName: framework.SimServiceName + "." + framework.SimNamespace + ".svc"}}
+		conn, err := dialer.DialContext(ctx, "tcp", net.JoinHostPort(pod.Status.PodIP, "6443"))
+		if err != nil {
+			t.Errorf("Pod %s does not verify with the APIService's caBundle: %v", pod.Name, err)
+			continue
+		}
+		served := conn.(*tls.Conn).ConnectionState().PeerCertificates[0].Raw
+		_ = conn.Close()
+		if want == nil || !bytes.Equal(served, want.Bytes) {
+			t.Errorf("Pod %s serves another certificate than the Secret's", pod.Name)
+		}
+	}
 }
 
 // nodeImage returns the node's image whose name starts with prefix.
