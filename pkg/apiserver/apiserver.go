@@ -178,6 +178,7 @@ func (c completedConfig) storage() (map[string]rest.Storage, error) {
 		"simulators/status":     simulators.Status,
 		"simulators/kubeconfig": simulators.Kubeconfig,
 		"simulators/proxy":      simulators.Proxy,
+		"simulators/api":        simulators.API,
 		"nodepools":             nodepools.NodePool,
 		"nodepools/status":      nodepools.Status,
 		"nodepools/scale":       nodepools.Scale,

@@ -16,7 +16,7 @@ import (
 
 // AdminUser is the identity of the admin client certificate: the proxy acts as
 // it and impersonates the caller.
-const AdminUser = "sim-admin"
+const AdminUser = simconfig.AdminUser
 
 const certValidity = 365 * 24 * time.Hour
 
@@ -60,7 +60,7 @@ func Secret(s *v1alpha1.Simulator) (*corev1.Secret, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin, err := ca.IssueClient(AdminUser, []string{"system:masters"}, certValidity)
+	admin, err := ca.IssueClient(AdminUser, []string{simconfig.AdminGroup}, certValidity)
 	if err != nil {
 		return nil, err
 	}

@@ -152,7 +152,9 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 		// A short period: the default 10 s would dominate the time to Available.
 		ReadinessProbe: &corev1.Probe{
 			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-				Path: "/readyz", Port: intstr.FromInt32(s.Spec.SimulatorServerPort),
+				// The simulator server is TLS; the kubelet does not verify
+				// probe certificates, and /readyz needs no credentials.
+				Path: "/readyz", Port: intstr.FromInt32(s.Spec.SimulatorServerPort), Scheme: corev1.URISchemeHTTPS,
 			}},
 			PeriodSeconds:    1,
 			FailureThreshold: 3,

@@ -41,7 +41,8 @@ type Config struct {
 	// Host reaches the host cluster; HostCache watches simulators' host objects.
 	Host      kubernetes.Interface
 	HostCache *hostcache.Cache
-	// Namespace holds the Lease.
+	// Namespace is the server's own: it holds the Lease, and simulators'
+	// NetworkPolicies admit its Pods.
 	Namespace string
 }
 
@@ -103,7 +104,7 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 		return err
 	}
 	factory := siminformers.NewSharedInformerFactory(sims, 10*time.Minute)
-	simCtrl, err := simulator.New(cfg.Scheme, sims, factory.Sim().V1alpha1().Simulators(), cfg.Host, cfg.HostCache, simulator.PurgeEtcd)
+	simCtrl, err := simulator.New(cfg.Scheme, sims, factory.Sim().V1alpha1().Simulators(), cfg.Host, cfg.HostCache, cfg.Namespace, simulator.PurgeEtcd)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
 // Package hostcache watches the host objects that belong to simulators
-// (Pods, Services, Secrets, and the ServiceAccounts, Roles and RoleBindings
-// of their kubeconfigs, labelled with one) and finds them by simulator.
+// (Pods, Services, Secrets, NetworkPolicies, and the ServiceAccounts, Roles
+// and RoleBindings of their kubeconfigs, labelled with one) and finds them by simulator.
 // The registry reads status from it; the reconciler acts on it.
 package hostcache
 
@@ -49,6 +49,7 @@ func New(client kubernetes.Interface, resync time.Duration) (*Cache, error) {
 		factory.Core().V1().ServiceAccounts().Informer(),
 		factory.Rbac().V1().Roles().Informer(),
 		factory.Rbac().V1().RoleBindings().Informer(),
+		factory.Networking().V1().NetworkPolicies().Informer(),
 	}
 	for _, inf := range c.informers {
 		if err := inf.AddIndexers(cache.Indexers{bySimulator: indexBySimulator}); err != nil {

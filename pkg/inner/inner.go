@@ -1,7 +1,9 @@
-// Package inner reaches a simulator's inner kube-apiserver from sim-apiserver:
-// where it is (the ready Pod's IP, never DNS) and how to authenticate (the
-// admin client certificate of the simulator's credentials Secret). The proxy,
-// the direct kubeconfig and the nodepool reconciler all go through it.
+// Package inner reaches a simulator's inner kube-apiserver, and its
+// simulator server, from sim-apiserver: where they are (the ready Pod's IP,
+// never DNS) and how to authenticate (the admin client certificate of the
+// simulator's credentials Secret; both serve the CA's serving certificate).
+// The proxy, the api subresource, the direct kubeconfig and the nodepool
+// reconciler all go through it.
 package inner
 
 import (

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net/http"
 	"os"
@@ -172,9 +173,12 @@ func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name str
 		p.Stop()
 		return nil, err
 	}
-	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", p.Port)
+	// The simulator server is TLS with the simulator's serving certificate.
+	readyz := fmt.Sprintf("https://127.0.0.1:%d/readyz", p.Port)
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(secret.Data[simconfig.FileCACert])
 	err = waitFor(ctx, proc, 90*time.Second, func(ctx context.Context) (bool, error) {
-		return httpOK(ctx, readyz), nil
+		return httpOK(ctx, readyz, pool), nil
 	})
 	if err != nil {
 		p.Stop()
@@ -216,12 +220,12 @@ func (c *Cluster) markPodRunning(ctx context.Context, pod *corev1.Pod) error {
 	return nil
 }
 
-func httpOK(ctx context.Context, url string) bool {
+func httpOK(ctx context.Context, url string, roots *x509.CertPool) bool {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false
 	}
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12}}}
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots}}}
 	resp, err := client.Do(req)
 	if err != nil {
 		return false

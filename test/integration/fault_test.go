@@ -61,13 +61,15 @@ func hostObjectCounts(ctx context.Context, t testing.TB, ns, name string) map[st
 	count("Role", len(roles.Items), err)
 	bindings, err := client.RbacV1().RoleBindings(ns).List(ctx, opts)
 	count("RoleBinding", len(bindings.Items), err)
+	policies, err := client.NetworkingV1().NetworkPolicies(ns).List(ctx, opts)
+	count("NetworkPolicy", len(policies.Items), err)
 	return counts
 }
 
-// converged is what a converged simulator has in the host: one Pod, Service
-// and Secret, and the ServiceAccount, Role and RoleBinding of each of its
-// two kubeconfig accounts (the writer and the reader).
-var converged = map[string]int{"Pod": 1, "Service": 1, "Secret": 1, "ServiceAccount": 2, "Role": 2, "RoleBinding": 2}
+// converged is what a converged simulator has in the host: one Pod, Service,
+// Secret and NetworkPolicy, and the ServiceAccount, Role and RoleBinding of
+// each of its two kubeconfig accounts (the writer and the reader).
+var converged = map[string]int{"Pod": 1, "Service": 1, "Secret": 1, "NetworkPolicy": 1, "ServiceAccount": 2, "Role": 2, "RoleBinding": 2}
 
 func sameCounts(a, b map[string]int) bool {
 	for k, v := range b {

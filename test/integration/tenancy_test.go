@@ -229,6 +229,9 @@ func TestBackingObjectsMustBeOwned(t *testing.T) {
 			"RoleBinding": func(ctx context.Context) (metav1.Object, error) {
 				return host.Client.RbacV1().RoleBindings(ns).Get(ctx, account, metav1.GetOptions{})
 			},
+			"NetworkPolicy": func(ctx context.Context) (metav1.Object, error) {
+				return host.Client.NetworkingV1().NetworkPolicies(ns).Get(ctx, sim.SimulatorNetworkPolicyName("plain"), metav1.GetOptions{})
+			},
 		}
 		for kind, get := range objects {
 			var obj metav1.Object

@@ -319,7 +319,7 @@ func startSimulator(tb testing.TB, bins, etcdURL, etcdPrefix string, extraEnv ..
 		dir:       dir,
 		dataDir:   filepath.Join(dir, "data"),
 		apiURL:    fmt.Sprintf("https://127.0.0.1:%d", ports[0]),
-		serverURL: fmt.Sprintf("http://127.0.0.1:%d", ports[1]),
+		serverURL: fmt.Sprintf("https://127.0.0.1:%d", ports[1]),
 		creds:     creds,
 	}
 	env := append([]string{
@@ -340,15 +340,43 @@ func startSimulator(tb testing.TB, bins, etcdURL, etcdPrefix string, extraEnv ..
 	return s
 }
 
-// get does a request to the simulator server.
+// serverClient is a client of the simulator server (TLS, the simulator
+// CA's serving certificate), presenting cert if it is not nil.
+func (s *simulator) serverClient(cert *tls.Certificate, timeout time.Duration) *http.Client {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(s.creds.caPEM)
+	config := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
+	if cert != nil {
+		config.Certificates = []tls.Certificate{*cert}
+	}
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{TLSClientConfig: config}}
+}
+
+// adminCert is the simulator's admin client certificate, which the
+// simulator server's API answers (sim-apiserver holds it).
+func (s *simulator) adminCert(tb testing.TB) *tls.Certificate {
+	tb.Helper()
+	cert, err := tls.X509KeyPair(s.creds.adminCert, s.creds.adminKey)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &cert
+}
+
+// do does a request to the simulator server as its admin.
 func (s *simulator) do(tb testing.TB, method, path, body string) (int, string) {
+	tb.Helper()
+	return s.doAs(tb, s.adminCert(tb), method, path, body)
+}
+
+// doAs does a request to the simulator server with cert (none if nil).
+func (s *simulator) doAs(tb testing.TB, cert *tls.Certificate, method, path, body string) (int, string) {
 	tb.Helper()
 	req, err := http.NewRequest(method, s.serverURL+path, strings.NewReader(body))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	client := &http.Client{Timeout: 60 * time.Second}
-	resp, err := client.Do(req)
+	resp, err := s.serverClient(cert, 60*time.Second).Do(req)
 	if err != nil {
 		tb.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -360,8 +388,7 @@ func (s *simulator) do(tb testing.TB, method, path, body string) (int, string) {
 // readyzStatus is the status of GET /readyz, 0 if the server does not
 // answer.
 func (s *simulator) readyzStatus() int {
-	client := &http.Client{Timeout: 5 * time.Second}
-	resp, err := client.Get(s.serverURL + "/readyz")
+	resp, err := s.serverClient(nil, 5*time.Second).Get(s.serverURL + "/readyz")
 	if err != nil {
 		return 0
 	}

@@ -21,11 +21,14 @@ package simulator_test
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,6 +45,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/pki"
+	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 const schedulerConfigPath = "/api/v1/schedulerconfiguration"
@@ -206,7 +212,7 @@ func TestSimulator(t *testing.T) {
 			}
 			req.Header.Set("Origin", origin)
 			req.Header.Set("Access-Control-Request-Method", http.MethodPut)
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := sim.serverClient(nil, 10*time.Second).Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -241,6 +247,71 @@ func TestSimulator(t *testing.T) {
 		waitPodRunning(t, c, "default", "web", "fake-0")
 		total, byName := treeRSS(t, sim.cmd.Process.Pid)
 		t.Logf("RSS of the simulator process tree with 1 node and 1 pod: %d MiB %v (KiB)", total/1024, byName)
+	})
+
+	// The simulator server is reachable by whatever reaches the Pod: its API
+	// answers the simulator's admin certificate (sim-apiserver's) alone.
+	step("the simulator server refuses all but the simulator's admin", func(t *testing.T) {
+		certOf := func(ca *pki.CA, user string, groups ...string) *tls.Certificate {
+			pair, err := ca.IssueClient(user, groups, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cert, err := tls.X509KeyPair(pair.CertPEM, pair.KeyPEM)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return &cert
+		}
+		simCA, err := pki.LoadCA(sim.creds.caPEM, readFile(t, filepath.Join(sim.creds.dir, simconfig.FileCAKey)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		forger, err := pki.NewCA("simulator-ca:test/test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			cert *tls.Certificate
+			want int
+		}{
+			{"no certificate", nil, http.StatusUnauthorized},
+			{"the admin's name from another CA", certOf(forger, simconfig.AdminUser, simconfig.AdminGroup), http.StatusUnauthorized},
+			{"a user's certificate of the simulator CA (?mode=direct)", certOf(simCA, "alice", simconfig.AdminGroup), http.StatusForbidden},
+		} {
+			for _, r := range []struct{ method, path, body string }{
+				{http.MethodPut, "/api/v1/reset", ""},
+				{http.MethodPut, schedulerConfigPath, `{"kind":"KubeSchedulerConfiguration","apiVersion":"kubescheduler.config.k8s.io/v1"}`},
+				{http.MethodGet, schedulerConfigPath, ""},
+				{http.MethodGet, "/api/v1/export", ""},
+				{http.MethodPost, "/api/v1/import", `{}`},
+				{http.MethodGet, "/api/v1/schedulingresults/default/web", ""},
+				{http.MethodGet, "/debug/processes", ""},
+			} {
+				if status, body := sim.doAs(t, c.cert, r.method, r.path, r.body); status != c.want {
+					t.Errorf("%s: %s %s = %d %s, want %d", c.name, r.method, r.path, status, body, c.want)
+				}
+			}
+		}
+		// Plain HTTP is not served.
+		resp, err := http.Get(strings.Replace(sim.serverURL, "https://", "http://", 1) + "/api/v1/export")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("plain HTTP GET /api/v1/export = %d, want 400 (TLS only)", resp.StatusCode)
+			}
+		}
+		// Nothing was reset; the probes need no certificate.
+		if _, err := c.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{}); err != nil {
+			t.Errorf("pod web after refused resets: %v", err)
+		}
+		if status, body := sim.doAs(t, nil, http.MethodGet, "/readyz", ""); status != http.StatusOK {
+			t.Errorf("GET /readyz without a certificate = %d %s, want 200", status, body)
+		}
+		if status, body := sim.do(t, http.MethodGet, schedulerConfigPath, ""); status != http.StatusOK {
+			t.Errorf("GET %s as the admin = %d %s", schedulerConfigPath, status, body)
+		}
 	})
 
 	step("kube's controllers run: a Deployment makes Pods, deleting it removes them", func(t *testing.T) {
@@ -502,3 +573,12 @@ func contains(list []string, s string) bool {
 
 // String helps failure messages.
 func (r objectRef) String() string { return fmt.Sprintf("%s %s/%s", r.kind, r.namespace, r.name) }
+
+func readFile(tb testing.TB, path string) []byte {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}

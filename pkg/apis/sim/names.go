@@ -50,6 +50,10 @@ func ReservedPorts(inPodEtcd bool) map[int32]string {
 // SimulatorServiceName is the Service in front of the simulator's Pod.
 func SimulatorServiceName(simulator string) string { return "sim-" + simulator }
 
+// SimulatorNetworkPolicyName is the NetworkPolicy that admits to the
+// simulator's Pod only what must reach it.
+func SimulatorNetworkPolicyName(simulator string) string { return "sim-" + simulator }
+
 // SimulatorSecretName is the Secret with the simulator's credentials.
 func SimulatorSecretName(simulator string) string { return "sim-" + simulator + "-credentials" }
 

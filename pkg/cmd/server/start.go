@@ -146,8 +146,9 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(simopenapi.GetOpenAPIDefinitions, namer)
 	serverConfig.OpenAPIV3Config.Info.Title = "sim.x-k8s.io"
 	serverConfig.OpenAPIV3Config.Info.Version = version.Version
-	// The proxy subresource carries watches and upgraded streams: no request timeout.
-	serverConfig.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(sets.NewString("watch", "proxy"), sets.NewString("proxy"))
+	// The proxy subresource carries watches and upgraded streams, the api
+	// subresource imports and exports whole scenarios: no request timeout.
+	serverConfig.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(sets.NewString("watch", "proxy"), sets.NewString("proxy", "api"))
 
 	if err := o.ServerRun.ApplyTo(&serverConfig.Config); err != nil {
 		return nil, err

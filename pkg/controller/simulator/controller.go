@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	networkinglisters "k8s.io/client-go/listers/networking/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -47,41 +48,46 @@ type EtcdPurger func(ctx context.Context, etcdURL, prefix string) error
 
 // Controller reconciles simulators.
 type Controller struct {
-	scheme     *runtime.Scheme
-	sims       simclientset.Interface
-	simLister  simlisters.SimulatorLister
-	simSynced  cache.InformerSynced
-	host       kubernetes.Interface
-	hostCache  *hostcache.Cache
-	services   corelisters.ServiceLister
-	secrets    corelisters.SecretLister
-	accounts   corelisters.ServiceAccountLister
-	roles      rbaclisters.RoleLister
-	bindings   rbaclisters.RoleBindingLister
-	purgeEtcd  EtcdPurger
-	queue      workqueue.TypedRateLimitingInterface[string]
-	retryAfter time.Duration
+	scheme    *runtime.Scheme
+	sims      simclientset.Interface
+	simLister simlisters.SimulatorLister
+	simSynced cache.InformerSynced
+	host      kubernetes.Interface
+	hostCache *hostcache.Cache
+	services  corelisters.ServiceLister
+	secrets   corelisters.SecretLister
+	accounts  corelisters.ServiceAccountLister
+	roles     rbaclisters.RoleLister
+	bindings  rbaclisters.RoleBindingLister
+	policies  networkinglisters.NetworkPolicyLister
+	// serverNamespace is sim-apiserver's own, which the NetworkPolicies admit.
+	serverNamespace string
+	purgeEtcd       EtcdPurger
+	queue           workqueue.TypedRateLimitingInterface[string]
+	retryAfter      time.Duration
 }
 
 // New wires a Controller to its informers. sims reaches our own API (loopback);
 // host reaches the host cluster.
 func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminformers.SimulatorInformer,
-	host kubernetes.Interface, hostCache *hostcache.Cache, purgeEtcd EtcdPurger,
+	host kubernetes.Interface, hostCache *hostcache.Cache, serverNamespace string, purgeEtcd EtcdPurger,
 ) (*Controller, error) {
 	c := &Controller{
-		scheme:     scheme,
-		sims:       sims,
-		simLister:  simInformer.Lister(),
-		simSynced:  simInformer.Informer().HasSynced,
-		host:       host,
-		hostCache:  hostCache,
-		services:   hostCache.Factory.Core().V1().Services().Lister(),
-		secrets:    hostCache.Factory.Core().V1().Secrets().Lister(),
-		accounts:   hostCache.Factory.Core().V1().ServiceAccounts().Lister(),
-		roles:      hostCache.Factory.Rbac().V1().Roles().Lister(),
-		bindings:   hostCache.Factory.Rbac().V1().RoleBindings().Lister(),
-		purgeEtcd:  purgeEtcd,
-		retryAfter: time.Second,
+		scheme:          scheme,
+		sims:            sims,
+		simLister:       simInformer.Lister(),
+		simSynced:       simInformer.Informer().HasSynced,
+		host:            host,
+		hostCache:       hostCache,
+		services:        hostCache.Factory.Core().V1().Services().Lister(),
+		secrets:         hostCache.Factory.Core().V1().Secrets().Lister(),
+		accounts:        hostCache.Factory.Core().V1().ServiceAccounts().Lister(),
+		roles:           hostCache.Factory.Rbac().V1().Roles().Lister(),
+		bindings:        hostCache.Factory.Rbac().V1().RoleBindings().Lister(),
+		policies:        hostCache.Factory.Networking().V1().NetworkPolicies().Lister(),
+		serverNamespace: serverNamespace,
+		purgeEtcd:       purgeEtcd,
+		retryAfter:      time.Second,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "simulator"}),
 	}
@@ -225,6 +231,9 @@ func (c *Controller) ensureHostObjects(ctx context.Context, s *v1alpha1.Simulato
 	if err := c.ensureService(ctx, s); err != nil {
 		return false, err
 	}
+	if err := c.ensureNetworkPolicy(ctx, s); err != nil {
+		return false, err
+	}
 	if err := c.ensureProxyAccess(ctx, s); err != nil {
 		return false, err
 	}
@@ -355,6 +364,32 @@ func samePorts(a, b []corev1.ServicePort) bool {
 	return true
 }
 
+// ensureNetworkPolicy keeps the policy that admits to the Pod only what
+// must reach it (backing.NetworkPolicy).
+func (c *Controller) ensureNetworkPolicy(ctx context.Context, s *v1alpha1.Simulator) error {
+	want := backing.NetworkPolicy(s, c.serverNamespace)
+	policies := c.host.NetworkingV1().NetworkPolicies(s.Namespace)
+	current, err := c.policies.NetworkPolicies(s.Namespace).Get(want.Name)
+	if apierrors.IsNotFound(err) {
+		_, err = policies.Create(ctx, want, metav1.CreateOptions{})
+		return created(ctx, s, "NetworkPolicy", want.Name, err, policies.Get)
+	}
+	if err != nil {
+		return err
+	}
+	if err := ours(s, "NetworkPolicy", current); err != nil {
+		return err
+	}
+	if equality.Semantic.DeepEqual(current.Spec, want.Spec) {
+		return nil
+	}
+	// A port changed, or someone widened it by hand: ours again.
+	updated := current.DeepCopy()
+	updated.Spec = want.Spec
+	_, err = policies.Update(ctx, updated, metav1.UpdateOptions{})
+	return err
+}
+
 // ensurePod keeps exactly one live Pod, of the current generation: older
 // generations are deleted, a lost or failed Pod is made anew.
 func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requeue bool, err error) {
@@ -468,7 +503,7 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (reque
 	return false, err
 }
 
-// removeHostObjects deletes the Pods, Service, Secret, ServiceAccount, Role
+// removeHostObjects deletes the Pods, Service, Secret, NetworkPolicy, ServiceAccount, Role
 // and RoleBinding labelled with the simulator that it controlled (owned
 // says which): a user's object with our labels or names stays. It serves
 // both deletion and the sweep of orphans, whose record is gone. It reports
@@ -516,7 +551,7 @@ type namedObject struct {
 	delete func(context.Context, string, metav1.DeleteOptions) error
 }
 
-// namedObjects are the Service, Secret, ServiceAccount, Role and RoleBinding
+// namedObjects are the Service, Secret, NetworkPolicy, ServiceAccount, Role and RoleBinding
 // of a simulator, read from the cache and deleted through the host.
 func (c *Controller) namedObjects(namespace, name string) []namedObject {
 	core, rbac := c.host.CoreV1(), c.host.RbacV1()
@@ -525,6 +560,9 @@ func (c *Controller) namedObjects(namespace, name string) []namedObject {
 			return c.services.Services(namespace).Get(sim.SimulatorServiceName(name))
 		}, core.Services(namespace).Delete},
 		{func() (metav1.Object, error) { return c.secrets.Secrets(namespace).Get(sim.SimulatorSecretName(name)) }, core.Secrets(namespace).Delete},
+		{func() (metav1.Object, error) {
+			return c.policies.NetworkPolicies(namespace).Get(sim.SimulatorNetworkPolicyName(name))
+		}, c.host.NetworkingV1().NetworkPolicies(namespace).Delete},
 	}
 	writer, reader := backing.ProxyAccounts(name)
 	for _, account := range []string{writer.Name, reader.Name} {

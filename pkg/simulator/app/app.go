@@ -21,6 +21,8 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -148,13 +150,35 @@ func Run(ctx context.Context, o *config.Options) error {
 		SchedulingResultsDir: layout.SchedulingResults(),
 		Snapshotter:          snapshotter{client},
 	})
+	// The server is TLS with the inner apiserver's serving certificate, and
+	// only the simulator's admin may use its API (server.AdminOnly): the Pod
+	// is reachable by every Pod of the host that its NetworkPolicy admits.
+	ca, err := os.ReadFile(o.Credential(config.FileCACert))
+	if err != nil {
+		return fmt.Errorf("reading the CA: %w", err)
+	}
+	caPool := x509.NewCertPool()
+	if !caPool.AppendCertsFromPEM(ca) {
+		return fmt.Errorf("no certificate in %s", o.Credential(config.FileCACert))
+	}
+	serving, err := tls.LoadX509KeyPair(o.Credential(config.FileServingCert), o.Credential(config.FileServingKey))
+	if err != nil {
+		return fmt.Errorf("loading the serving certificate: %w", err)
+	}
 	addr := net.JoinHostPort(o.BindAddress, strconv.Itoa(o.Port))
 	listener, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
 	srv := &http.Server{
-		Handler:           handler,
+		Handler: server.AdminOnly(handler, server.ClientCertAuthenticator(caPool)),
+		// A certificate is asked for, not required, so that the probes get
+		// an answer and others a 401; the authenticator verifies the chain.
+		TLSConfig: &tls.Config{
+			MinVersion:   tls.VersionTLS12,
+			Certificates: []tls.Certificate{serving},
+			ClientAuth:   tls.RequestClientCert,
+		},
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
@@ -176,7 +200,7 @@ func Run(ctx context.Context, o *config.Options) error {
 		clientsDone.Go(func() { c.Run(clientsCtx) })
 	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(listener) }()
+	go func() { serveErr <- srv.ServeTLS(listener, "", "") }()
 	go logWhenReady(ctx, start, checks)
 	logger.Info("Simulator started", "server", addr, "kubeAPIServer", restConfig.Host, "dataDir", dataDir)
 

@@ -78,6 +78,16 @@ const (
 	FileServiceAccountPub = "sa.pub"
 )
 
+// The simulator's admin: the identity of the admin client certificate its
+// credentials hold (sim-apiserver's, to act on the inner apiserver and on
+// the simulator server). The simulator server (PORT) serves its API to this
+// identity alone; users reach it through the host (simulators/api), where
+// host RBAC decides.
+const (
+	AdminUser  = "sim-admin"
+	AdminGroup = "system:masters"
+)
+
 // Options is the simulator's configuration.
 type Options struct {
 	// KubeAPIPort is the inner kube-apiserver's secure port.

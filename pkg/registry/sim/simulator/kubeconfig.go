@@ -192,7 +192,7 @@ func (r *KubeconfigREST) proxyKubeconfig(req *http.Request, s *sim.Simulator, ac
 // directKubeconfig points at the inner apiserver (the Pod's IP) with a client
 // certificate for the caller, signed by the simulator's CA.
 func (r *KubeconfigREST) directKubeconfig(s *sim.Simulator, caller user.Info, expiration time.Duration) (*clientcmdapi.Config, error) {
-	target, server, err := reachable(r.access, s)
+	target, server, err := reachable(r.access, s, s.Spec.KubeAPIServerPort)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Objec
 	if err != nil {
 		return nil, err
 	}
-	target, location, err := reachable(r.access, s)
+	target, location, err := reachable(r.access, s, s.Spec.KubeAPIServerPort)
 	if err != nil {
 		return nil, err
 	}
@@ -91,13 +91,14 @@ func connectee(ctx context.Context, store *genericregistry.Store, name string) (
 	return obj.(*sim.Simulator), caller, nil
 }
 
-// reachable resolves the inner apiserver of an Available simulator, or
-// returns the 503 that says why it cannot be reached.
-func reachable(access *inner.Access, s *sim.Simulator) (inner.Target, *url.URL, error) {
+// reachable resolves a port (the inner apiserver's or the simulator
+// server's) of an Available simulator's Pod, or returns the 503 that says
+// why it cannot be reached.
+func reachable(access *inner.Access, s *sim.Simulator, port int32) (inner.Target, *url.URL, error) {
 	if s.Status.Phase != sim.SimulatorAvailable {
 		return inner.Target{}, nil, unavailable(s)
 	}
-	target := inner.Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: s.Spec.KubeAPIServerPort}
+	target := inner.Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: port}
 	u, err := access.URL(target)
 	if err != nil {
 		return inner.Target{}, nil, apierrors.NewServiceUnavailable(err.Error())

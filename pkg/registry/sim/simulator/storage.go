@@ -25,6 +25,7 @@ type Storage struct {
 	Status     *StatusREST
 	Kubeconfig *KubeconfigREST
 	Proxy      *ProxyREST
+	API        *APIREST
 }
 
 // Pods finds the host Pods of a simulator.
@@ -38,7 +39,8 @@ type Host struct {
 	Pods Pods
 	// PodsClient dry-runs the Pod of a new or changed spec.
 	PodsClient corev1client.PodsGetter
-	// Access reaches inner apiservers, for the proxy.
+	// Access reaches inner apiservers and simulator servers, for the proxy
+	// and the api subresources.
 	Access *inner.Access
 	// Authorizer checks what the caller may do in the host beyond the
 	// request itself: create pods for a podTemplate, the extra verb of
@@ -81,6 +83,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ho
 		Status:     &StatusREST{store: store},
 		Kubeconfig: &KubeconfigREST{store: store, authorizer: host.Authorizer, access: host.Access, tokens: host.Tokens, accounts: host.Accounts, opts: host.Kubeconfig},
 		Proxy:      &ProxyREST{store: store, access: host.Access, authorizer: host.Authorizer},
+		API:        &APIREST{store: store, access: host.Access},
 	}, nil
 }
 

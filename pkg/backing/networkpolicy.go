@@ -1,0 +1,55 @@
+package backing
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+)
+
+// NetworkPolicy admits to the simulator's Pods only what must reach them
+// (where the cluster's CNI enforces NetworkPolicies):
+//
+//   - sim-apiserver (the Pods of serverNamespace, the server's own, where
+//     nothing else runs): the inner kube-apiserver, for the proxy, the
+//     nodepool reconciler and ?mode=direct's issuer, and the simulator
+//     server, for the api subresource;
+//   - the Pods of the simulator's own namespace: the inner kube-apiserver
+//     alone, which is what a ?mode=direct kubeconfig points at (it still
+//     needs a certificate of the simulator CA). The simulator server is not
+//     among them: users reach it through the host (simulators/api).
+//
+// The kubelet's probes come from the node, which NetworkPolicies always
+// admit. Everything else (the scheduler's and kwok's ports, etcd) is closed.
+// Egress is left alone: an external etcdURL must stay reachable. A user who
+// wants ?mode=direct from elsewhere adds a policy of their own: policies add up.
+func NetworkPolicy(s *v1alpha1.Simulator, serverNamespace string) *networkingv1.NetworkPolicy {
+	port := func(p int32) networkingv1.NetworkPolicyPort {
+		return networkingv1.NetworkPolicyPort{Protocol: ptr.To(corev1.ProtocolTCP), Port: ptr.To(intstr.FromInt32(p))}
+	}
+	return &networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            sim.SimulatorNetworkPolicyName(s.Name),
+			Namespace:       s.Namespace,
+			Labels:          Labels(s),
+			OwnerReferences: []metav1.OwnerReference{OwnerReference(s)},
+		},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: Labels(s)},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+			Ingress: []networkingv1.NetworkPolicyIngressRule{{
+				From: []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{
+					MatchLabels: map[string]string{corev1.LabelMetadataName: serverNamespace},
+				}}},
+				Ports: []networkingv1.NetworkPolicyPort{port(s.Spec.KubeAPIServerPort), port(s.Spec.SimulatorServerPort)},
+			}, {
+				From:  []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}},
+				Ports: []networkingv1.NetworkPolicyPort{port(s.Spec.KubeAPIServerPort)},
+			}},
+		},
+	}
+}

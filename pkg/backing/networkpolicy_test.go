@@ -1,0 +1,60 @@
+package backing
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+)
+
+// TestNetworkPolicy reads the policy as a CNI would: who may reach which
+// port of the simulator's Pods.
+func TestNetworkPolicy(t *testing.T) {
+	s := simulator()
+	p := NetworkPolicy(s, "sim-system")
+	if !OwnedBy(p, s.UID) || p.Name != sim.SimulatorNetworkPolicyName("example") || p.Namespace != "team-a" {
+		t.Errorf("policy %s/%s owners %v, want sim-example in team-a controlled by the simulator", p.Namespace, p.Name, p.OwnerReferences)
+	}
+	if diff := cmp.Diff(map[string]string{sim.LabelSimulator: "example"}, p.Spec.PodSelector.MatchLabels); diff != "" {
+		t.Errorf("pod selector (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]networkingv1.PolicyType{networkingv1.PolicyTypeIngress}, p.Spec.PolicyTypes); diff != "" {
+		t.Errorf("policy types (-want +got):\n%s", diff)
+	}
+	// peer → ports it may reach.
+	got := map[string][]int32{}
+	for _, rule := range p.Spec.Ingress {
+		if len(rule.From) == 0 {
+			t.Fatalf("a rule admits every source: %+v", rule)
+		}
+		for _, from := range rule.From {
+			var peer string
+			switch {
+			case from.IPBlock != nil:
+				t.Fatalf("an IP block is admitted: %+v", from.IPBlock)
+			case from.NamespaceSelector != nil && from.PodSelector == nil:
+				peer = "namespace " + from.NamespaceSelector.MatchLabels[corev1.LabelMetadataName]
+			case from.NamespaceSelector == nil && from.PodSelector != nil && len(from.PodSelector.MatchLabels) == 0 && len(from.PodSelector.MatchExpressions) == 0:
+				peer = "own namespace"
+			default:
+				t.Fatalf("unexpected peer %+v", from)
+			}
+			for _, port := range rule.Ports {
+				if port.Protocol == nil || *port.Protocol != corev1.ProtocolTCP || port.EndPort != nil {
+					t.Fatalf("port %+v, want one TCP port", port)
+				}
+				got[peer] = append(got[peer], port.Port.IntVal)
+			}
+		}
+	}
+	want := map[string][]int32{
+		"namespace sim-system": {3131, 1212}, // sim-apiserver: proxy, reconciler, simulators/api
+		"own namespace":        {3131},       // ?mode=direct kubeconfigs; not the simulator server
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("admitted (-want +got):\n%s", diff)
+	}
+}
