@@ -35,15 +35,22 @@ limitations under the License.
 //	SIMULATOR_BIND_ADDRESS             where kube-apiserver and the server listen (0.0.0.0)
 //	SIMULATOR_ADVERTISE_ADDRESS        kube-apiserver advertise address (the bind address, or its own choice)
 //
-// API on PORT:
+// API on PORT, HTTPS with the serving certificate (apiserver.crt). Only
+// /healthz and /readyz answer without credentials; the rest answers the
+// simulator's admin client certificate (admin.crt, which sim-apiserver
+// holds) alone: 401 without a certificate of ca.crt, 403 for any other
+// identity. Users reach it through the host's simulators/api subresource.
 //
-//	GET /healthz                         the process is alive
-//	GET /readyz                          200 when kube-apiserver /readyz and kube-scheduler /healthz are ok
-//	GET /api/v1/schedulerconfiguration   the completed KubeSchedulerConfiguration in effect (JSON)
-//	PUT /api/v1/schedulerconfiguration   YAML or JSON; 400 with the reason if kube-scheduler refuses it,
-//	                                     else 200 and kube-scheduler restarts with it
-//	PUT /api/v1/reset                    delete user objects from the inner cluster
-//	GET /debug/processes                 the children: PIDs, starts, last exit
+//	GET  /healthz                                   the process is alive
+//	GET  /readyz                                    200 when kube-apiserver /readyz and kube-scheduler /healthz are ok
+//	GET  /api/v1/schedulerconfiguration             the completed KubeSchedulerConfiguration in effect (JSON)
+//	PUT  /api/v1/schedulerconfiguration             YAML or JSON; 400 with the reason if kube-scheduler refuses it,
+//	                                                else 200 and kube-scheduler restarts with it
+//	PUT  /api/v1/reset                              delete user objects from the inner cluster
+//	GET  /api/v1/schedulingresults/{namespace}/{pod} the full result of the Pod's latest scheduling attempt
+//	GET  /api/v1/export                             the scenario (kube-scheduler-simulator's shape)
+//	POST /api/v1/import                             recreate a scenario
+//	GET  /debug/processes                           the children: PIDs, starts, last exit
 package main
 
 import (

@@ -36,7 +36,9 @@ import (
 // kubectl wait for Available; then the inner control plane works through the
 // Pod IP: its scheduler binds a pod to a fake node kwok keeps Ready. Deleting
 // the simulator stops its Pod on the node. The namespace enforces the
-// restricted Pod Security Standard: the simulator runs unprivileged.
+// restricted Pod Security Standard: the simulator runs unprivileged. Its
+// own API is refused to the node's network and governed by host RBAC
+// through the host (checkSimulatorAPIGuarded).
 func TestExampleSimulator(t *testing.T) {
 	c := hostCluster(t)
 	ns := newNamespace(t, "example-")
@@ -66,6 +68,7 @@ func TestExampleSimulator(t *testing.T) {
 	}
 	t.Logf("inner kube-apiserver %s answers at Pod IP %s", version.GitVersion, pod.Status.PodIP)
 	scheduleOnFakeNode(t, inner)
+	checkSimulatorAPIGuarded(t, s, pod, inner)
 
 	if _, err := kubectl(t, "delete", "-n", ns, "simulator/example", "--timeout=60s"); err != nil {
 		t.Fatal(err)

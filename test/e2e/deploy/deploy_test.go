@@ -187,6 +187,12 @@ images:
 	if !strings.Contains(out, `"name":"kube-system"`) {
 		t.Errorf("the simulator's kube-system namespace through the proxy: got %s", out)
 	}
+	// … and to the simulator's own API: a Pod (the server's) to a Pod, with
+	// the simulator's admin certificate.
+	out = mustKubectl(t, "get", "--raw", fmt.Sprintf("/apis/%s/%s/namespaces/%s/simulators/example/api/v1/schedulerconfiguration", framework.SimAPIGroup, framework.SimAPIVersion, ns))
+	if !strings.Contains(out, "KubeSchedulerConfiguration") {
+		t.Errorf("the simulator's scheduler configuration through simulators/api: got %s", out)
+	}
 	mustKubectl(t, "delete", "-n", ns, "simulator/example", "--timeout=2m")
 }
 
