@@ -183,16 +183,21 @@ func etcdContainer(s *v1alpha1.Simulator) corev1.Container {
 		Image:           s.Spec.Image,
 		ImagePullPolicy: corev1.PullIfNotPresent,
 		Command:         []string{"etcd"},
-		Args: []string{
+		Args: append([]string{
 			"--data-dir=" + etcdDataDir,
 			"--listen-client-urls=" + client,
 			"--advertise-client-urls=" + client,
 			fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", sim.EtcdPeerPort),
-			"--log-level=warn",
-		},
+		}, EtcdTuning()...),
 		VolumeMounts:    []corev1.VolumeMount{{Name: etcdDataVolume, MountPath: etcdDataDir}},
 		SecurityContext: restrictedContainer(),
 	}
+}
+
+// EtcdTuning is the etcd container's flags beyond its addresses and data
+// directory; test/simulator's benchmark runs its etcd with them too.
+func EtcdTuning() []string {
+	return []string{"--log-level=warn"}
 }
 
 // mergeSpec strategic-merges the template's spec onto the generated one:

@@ -18,46 +18,74 @@ package simulator_test
 
 import (
 	"fmt"
+	"maps"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 )
 
-// BenchmarkStartToReady measures how long cmd/simulator takes from its
-// start to /readyz 200 (each run with a fresh etcd prefix in one etcd), and
-// the RSS of its process tree 2s after that:
+// BenchmarkStartToReady measures what a simulator Pod's processes cost
+// without a node: how long cmd/simulator takes from its start to /readyz 200,
+// and, once it has idled SIM_BENCH_IDLE (default 60s), the RSS of each of its
+// processes and of an etcd of its own run with the etcd container's flags
+// (backing.EtcdTuning), as in the Pod:
 //
-//	go test ./test/simulator -run XXX -bench StartToReady -benchtime 3x
+//	go test ./test/simulator -run XXX -bench StartToReady -benchtime 5x -timeout 30m
 //
-// It reports the median time and the mean RSS.
+// It reports the median time to ready, and the median RSS of each program
+// (rss-PROGRAM-MiB) and of all of them (rss-total-MiB).
 func BenchmarkStartToReady(b *testing.B) {
 	bins := binDir(b)
 	buildSimulator(b)
-	etcd := startEtcd(b, bins, b.TempDir())
+	idle := time.Minute
+	if v := os.Getenv("SIM_BENCH_IDLE"); v != "" {
+		var err error
+		if idle, err = time.ParseDuration(v); err != nil {
+			b.Fatalf("SIM_BENCH_IDLE=%q: %v", v, err)
+		}
+	}
 	var took []time.Duration
-	var rssKiB []int
+	rssKiB := map[string][]int{}
 	b.ResetTimer()
 	for i := range b.N {
-		sim := startSimulator(b, bins, etcd, fmt.Sprintf("/simulators/bench/%d/%d", b.N, i))
+		b.StopTimer()
+		etcd, etcdURL := startEtcdWith(b, bins, b.TempDir(), nil, backing.EtcdTuning()...)
+		b.StartTimer()
+		sim := startSimulator(b, bins, etcdURL, fmt.Sprintf("/simulators/bench/%d/%d", b.N, i))
 		d := sim.waitReady(b, 2*time.Minute)
 		b.StopTimer()
-		time.Sleep(2 * time.Second)
+		time.Sleep(idle) // the state measured: idle
 		total, byName := treeRSS(b, sim.cmd.Process.Pid)
-		b.Logf("run %d: ready after %v; RSS %d MiB %v (KiB)", i, d.Round(time.Millisecond), total/1024, byName)
+		_, _, etcdRSS, err := procStat(etcd.cmd.Process.Pid)
+		if err != nil {
+			b.Fatalf("etcd: %v", err)
+		}
+		byName["etcd"] += etcdRSS
+		total += etcdRSS
+		byName["total"] = total
+		var parts []string
+		for _, name := range slices.Sorted(maps.Keys(byName)) {
+			rssKiB[name] = append(rssKiB[name], byName[name])
+			parts = append(parts, fmt.Sprintf("%s %d", name, byName[name]>>10))
+		}
+		b.Logf("run %d: ready after %v; RSS after %v idle (MiB): %s", i, d.Round(time.Millisecond), idle, strings.Join(parts, ", "))
 		took = append(took, d)
-		rssKiB = append(rssKiB, total)
 		sim.stop(b, 30*time.Second)
 		if sim.waitErr != nil {
 			b.Fatalf("simulator exited with %v", sim.waitErr)
 		}
+		etcd.stop(b, 30*time.Second)
 		b.StartTimer()
 	}
 	b.StopTimer()
 	slices.Sort(took)
-	sum := 0
-	for _, r := range rssKiB {
-		sum += r
-	}
 	b.ReportMetric(float64(took[len(took)/2].Milliseconds()), "ms-to-ready(median)")
-	b.ReportMetric(float64(sum)/float64(len(rssKiB))/1024, "MiB-rss")
+	for name, values := range rssKiB {
+		slices.Sort(values)
+		b.ReportMetric(float64(values[len(values)/2])/1024, "rss-"+name+"-MiB")
+	}
 }

@@ -220,15 +220,24 @@ func (p *proc) tail(n int) string {
 // startEtcd runs a throwaway etcd on loopback and returns its client URL.
 func startEtcd(tb testing.TB, bins, dir string) string {
 	tb.Helper()
+	_, client := startEtcdWith(tb, bins, dir, nil, "--unsafe-no-fsync=true")
+	return client
+}
+
+// startEtcdWith runs an etcd on loopback with extra flags and environment,
+// and returns it and its client URL once it is healthy.
+func startEtcdWith(tb testing.TB, bins, dir string, env []string, extra ...string) (*proc, string) {
+	tb.Helper()
 	ports := freePorts(tb, 2)
 	client := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
 	peer := fmt.Sprintf("http://127.0.0.1:%d", ports[1])
-	p := startProc(tb, "etcd", dir, nil, filepath.Join(bins, "etcd"),
-		"--name=etcd", "--data-dir="+filepath.Join(dir, "etcd-data"),
-		"--listen-client-urls="+client, "--advertise-client-urls="+client,
-		"--listen-peer-urls="+peer, "--initial-advertise-peer-urls="+peer,
-		"--initial-cluster=etcd="+peer, "--unsafe-no-fsync=true", "--log-level=warn",
-	)
+	args := append([]string{
+		"--name=etcd", "--data-dir=" + filepath.Join(dir, "etcd-data"),
+		"--listen-client-urls=" + client, "--advertise-client-urls=" + client,
+		"--listen-peer-urls=" + peer, "--initial-advertise-peer-urls=" + peer,
+		"--initial-cluster=etcd=" + peer, "--log-level=warn",
+	}, extra...)
+	p := startProc(tb, "etcd", dir, env, filepath.Join(bins, "etcd"), args...)
 	waitFor(tb, 30*time.Second, "etcd to be healthy", func() (bool, error) {
 		if p.exited() {
 			return false, fmt.Errorf("etcd exited: %v\n%s", p.waitErr, p.tail(30))
@@ -241,7 +250,7 @@ func startEtcd(tb testing.TB, bins, dir string) string {
 		_ = resp.Body.Close()
 		return resp.StatusCode == http.StatusOK && bytes.Contains(body, []byte(`"health":"true"`)), nil
 	})
-	return client
+	return p, client
 }
 
 // waitFor polls cond every 50ms until it is true, returns an error, or
@@ -505,7 +514,8 @@ func alive(pid int) bool {
 	return err == nil && state != "Z"
 }
 
-// treeRSS sums the RSS of root and its descendants, by command name.
+// treeRSS sums the RSS of root and its descendants, by program (the base
+// name of argv[0]: comm is cut at 15 characters).
 func treeRSS(tb testing.TB, root int) (total int, byName map[string]int) {
 	tb.Helper()
 	entries, err := os.ReadDir("/proc")
@@ -527,8 +537,7 @@ func treeRSS(tb testing.TB, root int) (total int, byName map[string]int) {
 	for pid := range rss {
 		for p := pid; p != 0; p = parent[p] {
 			if p == root {
-				comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-				byName[strings.TrimSpace(string(comm))] += rss[pid]
+				byName[programName(pid)] += rss[pid]
 				total += rss[pid]
 				break
 			}
@@ -538,6 +547,13 @@ func treeRSS(tb testing.TB, root int) (total int, byName map[string]int) {
 		}
 	}
 	return total, byName
+}
+
+// programName is the base name of a process's argv[0].
+func programName(pid int) string {
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	argv0, _, _ := bytes.Cut(cmdline, []byte{0})
+	return filepath.Base(string(argv0))
 }
 
 // processesMentioning lists live processes whose command line contains s.
