@@ -213,7 +213,7 @@ func KubeAPIServerSpec(o *config.Options, bin string) supervisor.Spec {
 		exprs, _ := config.OriginRegexps(o.CORSAllowedOrigins)
 		args = append(args, "--cors-allowed-origins="+strings.Join(exprs, ","))
 	}
-	return supervisor.Spec{Name: KubeAPIServer, Path: bin, Args: args}
+	return supervisor.Spec{Name: KubeAPIServer, Path: bin, Args: args, Env: []string{lowMemoryGC}}
 }
 
 func advertiseAddress(o *config.Options) string {
@@ -251,12 +251,41 @@ func KubeSchedulerSpec(o *config.Options, bin string, l Layout) supervisor.Spec 
 	}}
 }
 
-// KwokSpec runs the kwok controller for the nodes annotated
-// kwok.x-k8s.io/node=fake, with the simulator's stages.
-// disabledControllers would fight kwok: the node lifecycle controller marks
-// nodes NotReady without frequent heartbeats (kwok sends few, to scale) and
-// evicts their pods; node IPAM would hand out pod CIDRs the templates set.
-var disabledControllers = []string{"node-lifecycle-controller", "node-ipam-controller"}
+// controllers are the kube-controller-manager controllers a scheduler
+// sandbox needs, and no more (each costs memory even idle): workloads make
+// Pods (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs,
+// ReplicationControllers), PDBs get the status preemption reads, volumes and
+// DRA claims the scheduler waits for get made and bound, namespaces and
+// garbage go, quotas get the status their admission needs, and NoExecute
+// taints evict. Left out: what needs a real node, network or cloud
+// (endpoints, attach/detach, node IPAM, TTL annotations), certificates and
+// tokens, and the node lifecycle controller, which would mark kwok's nodes
+// NotReady (kwok sends few heartbeats, to scale) and evict their Pods.
+var controllers = []string{
+	"clusterrole-aggregation-controller",
+	"cronjob-controller",
+	"daemonset-controller",
+	"deployment-controller",
+	"disruption-controller",
+	"ephemeral-volume-controller",
+	"garbage-collector-controller",
+	"job-controller",
+	"namespace-controller",
+	"persistentvolume-binder-controller",
+	"pod-garbage-collector-controller",
+	"replicaset-controller",
+	"replicationcontroller-controller",
+	"resourceclaim-controller",
+	"resourcequota-controller",
+	"serviceaccount-controller",
+	"statefulset-controller",
+	"taint-eviction-controller",
+	"ttl-after-finished-controller",
+}
+
+// lowMemoryGC makes a child's Go garbage collector run at half the default
+// heap growth: an idle sandbox trades some CPU for memory (issue 13).
+const lowMemoryGC = "GOGC=50"
 
 // KubeControllerManagerSpec runs kube's controllers inside the simulator, so
 // that workloads behave as in a cluster: Deployments make ReplicaSets make
@@ -267,7 +296,7 @@ func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervis
 		"--authentication-kubeconfig=" + l.AdminKubeconfig(),
 		"--authentication-skip-lookup=true",
 		"--authorization-kubeconfig=" + l.AdminKubeconfig(),
-		"--controllers=*,-" + strings.Join(disabledControllers, ",-"),
+		"--controllers=" + strings.Join(controllers, ","),
 		"--root-ca-file=" + o.Credential(config.FileCACert),
 		"--service-account-private-key-file=" + o.Credential(config.FileServiceAccountKey),
 		"--cluster-signing-cert-file=" + o.Credential(config.FileCACert),
@@ -277,9 +306,11 @@ func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervis
 		// Nothing reaches it: health is the supervisor's restarts.
 		"--secure-port=0",
 		"--profiling=false",
-	}}
+	}, Env: []string{lowMemoryGC}}
 }
 
+// KwokSpec runs the kwok controller for the nodes annotated
+// kwok.x-k8s.io/node=fake, with the simulator's stages.
 func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
 	args := []string{
 		"--kubeconfig=" + l.AdminKubeconfig(),

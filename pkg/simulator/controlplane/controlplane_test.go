@@ -134,6 +134,9 @@ func TestKubeAPIServerSpec(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := KubeAPIServerSpec(tc.opts, "/bin/kube-apiserver")
+			if !slices.Contains(spec.Env, "GOGC=50") {
+				t.Errorf("environment %v, want GOGC=50", spec.Env)
+			}
 			for name, want := range tc.want {
 				if got, ok := flagValue(spec.Args, name); !ok || got != want {
 					t.Errorf("--%s = %q (set: %v), want %q", name, got, ok, want)
@@ -165,14 +168,23 @@ func TestKwokSpec(t *testing.T) {
 
 func TestKubeControllerManagerSpec(t *testing.T) {
 	spec := KubeControllerManagerSpec(options(nil), "/bin/kcm", Layout{Dir: "/data"})
-	controllers, _ := flagValue(spec.Args, "controllers")
-	for _, off := range []string{"-node-lifecycle-controller", "-node-ipam-controller"} {
-		if !strings.Contains(controllers, off) {
-			t.Errorf("--controllers=%s does not turn %s off", controllers, off)
+	got, _ := flagValue(spec.Args, "controllers")
+	on := strings.Split(got, ",")
+	// What a sandbox's workloads, volumes and scheduling need; not what
+	// would fight kwok.
+	for _, c := range []string{"deployment-controller", "replicaset-controller", "garbage-collector-controller",
+		"namespace-controller", "persistentvolume-binder-controller", "disruption-controller", "resourceclaim-controller"} {
+		if !slices.Contains(on, c) {
+			t.Errorf("--controllers=%s does not run %s", got, c)
 		}
 	}
-	if !strings.HasPrefix(controllers, "*,") {
-		t.Errorf("--controllers=%s, want every default controller", controllers)
+	for _, c := range []string{"*", "node-lifecycle-controller", "node-ipam-controller", "endpoints-controller"} {
+		if slices.Contains(on, c) {
+			t.Errorf("--controllers=%s runs %s", got, c)
+		}
+	}
+	if !slices.Contains(spec.Env, "GOGC=50") {
+		t.Errorf("environment %v, want GOGC=50", spec.Env)
 	}
 	for flag, want := range map[string]string{
 		"kubeconfig":                       "/data/admin.kubeconfig",
