@@ -263,6 +263,8 @@ func hostObjectsBySimulator(t testing.TB, ns string) map[string]map[string]int {
 	add("Service", metas(services.Items), err)
 	secrets, err := client.CoreV1().Secrets(ns).List(ctx, opts)
 	add("Secret", metas(secrets.Items), err)
+	policies, err := client.NetworkingV1().NetworkPolicies(ns).List(ctx, opts)
+	add("NetworkPolicy", metas(policies.Items), err)
 	accounts, err := client.CoreV1().ServiceAccounts(ns).List(ctx, opts)
 	add("ServiceAccount", metas(accounts.Items), err)
 	roles, err := client.RbacV1().Roles(ns).List(ctx, opts)
@@ -283,10 +285,10 @@ func metas[T any, PT interface {
 	return out
 }
 
-// converged is what a converged simulator has in the host: one Pod, Service
-// and Secret, and the ServiceAccount, Role and RoleBinding of each of its
-// two kubeconfig accounts.
-var converged = map[string]int{"Pod": 1, "Service": 1, "Secret": 1, "ServiceAccount": 2, "Role": 2, "RoleBinding": 2}
+// converged is what a converged simulator has in the host: one Pod,
+// Service, Secret and NetworkPolicy, and the ServiceAccount, Role and
+// RoleBinding of each of its two kubeconfig accounts.
+var converged = map[string]int{"Pod": 1, "Service": 1, "Secret": 1, "NetworkPolicy": 1, "ServiceAccount": 2, "Role": 2, "RoleBinding": 2}
 
 func sameCounts(a, b map[string]int) bool {
 	for k, v := range b {

@@ -19,7 +19,7 @@ import (
 // TestTermsLeaveNoHandlers runs reconcilers for several terms on one host
 // cache, as lost leases do: a term that ends takes its event handlers off
 // the cache. A handler left behind keeps two goroutines of the cache's
-// (its listener's run and pop) for good, twelve a term with six informers.
+// (its listener's run and pop) for good, two per informer of the cache.
 func TestTermsLeaveNoHandlers(t *testing.T) {
 	const terms = 10
 	ctx := t.Context()
