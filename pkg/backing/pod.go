@@ -36,6 +36,10 @@ const (
 	// writable whatever the image's /tmp.
 	tmpVolume = "tmp"
 	tmpDir    = "/tmp"
+	// The Secret of spec.etcdTLSSecretName, the client certificate for an
+	// external etcd.
+	etcdTLSVolume = "etcd-tls"
+	etcdTLSDir    = "/etc/simulator/etcd-tls"
 )
 
 // PodUser is the unprivileged user (and group) the Pod runs as: the
@@ -106,6 +110,19 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{
 			Name: etcdDataVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
 		})
+	}
+	if name := s.Spec.EtcdTLSSecretName; name != "" {
+		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{
+			Name: etcdTLSVolume,
+			// Group-readable: the Pod's fsGroup is the user it runs as.
+			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name, DefaultMode: ptr.To[int32](0o440)}},
+		})
+		for i := range pod.Spec.Containers {
+			if c := &pod.Spec.Containers[i]; c.Name == SimulatorContainer {
+				c.Env = append(c.Env, corev1.EnvVar{Name: simconfig.EnvEtcdTLSDir, Value: etcdTLSDir})
+				c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: etcdTLSVolume, MountPath: etcdTLSDir, ReadOnly: true})
+			}
+		}
 	}
 	if t := s.Spec.PodTemplate; t != nil {
 		merged, err := mergeSpec(pod.Spec, t.Spec)

@@ -15,11 +15,11 @@ import (
 // etcd, which prefix in it and which credentials the simulator uses. The
 // prefix keeps simulators that share an external etcd apart, so a template
 // may not set them (a template's env entry would win over ours by name).
-var serverOwnedEnv = sets.New(simconfig.EnvEtcdURL, simconfig.EnvEtcdPrefix, simconfig.EnvCredentialsDir)
+var serverOwnedEnv = sets.New(simconfig.EnvEtcdURL, simconfig.EnvEtcdPrefix, simconfig.EnvEtcdTLSDir, simconfig.EnvCredentialsDir)
 
 // serverOwnedVolumes are the Pod's volumes that a template of the same name
 // would replace.
-var serverOwnedVolumes = sets.New(credentialsVolume, etcdDataVolume, tmpVolume)
+var serverOwnedVolumes = sets.New(credentialsVolume, etcdDataVolume, etcdTLSVolume, tmpVolume)
 
 // ValidatePodTemplate refuses the parts of a podTemplate that would replace
 // what the server decides for the simulator container: its command and
@@ -51,7 +51,7 @@ func ValidatePodTemplate(t *corev1.PodTemplateSpec, fldPath *field.Path) field.E
 			}
 		}
 		for j, m := range c.VolumeMounts {
-			if serverOwnedVolumes.Has(m.Name) || within(m.MountPath, simconfig.DefaultCredentialsDir) {
+			if serverOwnedVolumes.Has(m.Name) || within(m.MountPath, simconfig.DefaultCredentialsDir) || within(m.MountPath, etcdTLSDir) {
 				errs = append(errs, field.Forbidden(path.Child("volumeMounts").Index(j), "the simulator's credentials are mounted by the server"))
 			}
 		}

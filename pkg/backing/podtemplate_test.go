@@ -52,3 +52,38 @@ func TestValidatePodTemplate(t *testing.T) {
 		})
 	}
 }
+
+// TestPodMountsEtcdTLSSecret: spec.etcdTLSSecretName becomes a read-only
+// Secret volume of the simulator container, named to it by env.
+func TestPodMountsEtcdTLSSecret(t *testing.T) {
+	s := simulator()
+	s.Spec.EtcdURL, s.Spec.EtcdTLSSecretName = "https://etcd.example:2379", "etcd-client"
+	pod, err := Pod(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var volume *corev1.Volume
+	for i := range pod.Spec.Volumes {
+		if pod.Spec.Volumes[i].Name == etcdTLSVolume {
+			volume = &pod.Spec.Volumes[i]
+		}
+	}
+	if volume == nil || volume.Secret == nil || volume.Secret.SecretName != "etcd-client" {
+		t.Fatalf("no Secret volume of etcd-client: %+v", pod.Spec.Volumes)
+	}
+	for _, c := range pod.Spec.Containers {
+		if c.Name != SimulatorContainer {
+			continue
+		}
+		if env := envOf(c); env[simconfig.EnvEtcdTLSDir] != etcdTLSDir {
+			t.Errorf("env %s = %q, want %s", simconfig.EnvEtcdTLSDir, env[simconfig.EnvEtcdTLSDir], etcdTLSDir)
+		}
+		found := false
+		for _, m := range c.VolumeMounts {
+			found = found || (m.Name == etcdTLSVolume && m.MountPath == etcdTLSDir && m.ReadOnly)
+		}
+		if !found {
+			t.Errorf("no read-only mount of %s at %s: %+v", etcdTLSVolume, etcdTLSDir, c.VolumeMounts)
+		}
+	}
+}

@@ -18,6 +18,7 @@ package framework
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -37,29 +38,37 @@ func startEtcd(ctx context.Context, c *Cluster, binary string) (*process, string
 
 // startEtcdAt starts a single-member etcd named name with its data in dataDir.
 func startEtcdAt(ctx context.Context, name, dataDir, logDir, binary string) (*process, string, error) {
+	return startEtcdWith(ctx, name, dataDir, logDir, binary, "http", nil)
+}
+
+// startEtcdWith is startEtcdAt serving scheme (http or https) with extra
+// flags; tlsConfig is the client configuration of its health checks.
+func startEtcdWith(ctx context.Context, name, dataDir, logDir, binary, scheme string, tlsConfig *tls.Config, extra ...string) (*process, string, error) {
 	ports, err := freePorts(2)
 	if err != nil {
 		return nil, "", err
 	}
-	clientURL, peerURL := loopbackURL("http", ports[0]), loopbackURL("http", ports[1])
-	p, err := startProcess(ctx, name, logDir, binary,
+	clientURL, peerURL := loopbackURL(scheme, ports[0]), loopbackURL("http", ports[1])
+	args := append([]string{
 		"--name=etcd",
-		"--data-dir="+dataDir,
-		"--listen-client-urls="+clientURL,
-		"--advertise-client-urls="+clientURL,
-		"--listen-peer-urls="+peerURL,
-		"--initial-advertise-peer-urls="+peerURL,
-		"--initial-cluster=etcd="+peerURL,
+		"--data-dir=" + dataDir,
+		"--listen-client-urls=" + clientURL,
+		"--advertise-client-urls=" + clientURL,
+		"--listen-peer-urls=" + peerURL,
+		"--initial-advertise-peer-urls=" + peerURL,
+		"--initial-cluster=etcd=" + peerURL,
 		"--initial-cluster-state=new",
 		// A throwaway cluster: durability is not worth the fsync latency.
 		"--unsafe-no-fsync=true",
 		"--log-level=warn",
-	)
+	}, extra...)
+	p, err := startProcess(ctx, name, logDir, binary, args...)
 	if err != nil {
 		return nil, "", err
 	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig}}
 	err = waitFor(ctx, p, 30*time.Second, func(ctx context.Context) (bool, error) {
-		return etcdHealthy(ctx, clientURL), nil
+		return etcdHealthy(ctx, client, clientURL), nil
 	})
 	if err != nil {
 		return p, "", fmt.Errorf("waiting for etcd to be healthy: %w", err)
@@ -67,12 +76,12 @@ func startEtcdAt(ctx context.Context, name, dataDir, logDir, binary string) (*pr
 	return p, clientURL, nil
 }
 
-func etcdHealthy(ctx context.Context, clientURL string) bool {
+func etcdHealthy(ctx context.Context, client *http.Client, clientURL string) bool {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, clientURL+"/health", nil)
 	if err != nil {
 		return false
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return false
 	}

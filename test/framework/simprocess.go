@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
+	"sigs.k8s.io/simulator-apiserver/pkg/pki"
 	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
@@ -146,6 +148,24 @@ func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name str
 		}
 		etcdURL = url
 	}
+	// The Pod's etcd-tls volume: the Secret of spec.etcdTLSSecretName.
+	etcdTLSDir := ""
+	if name := s.Spec.EtcdTLSSecretName; name != "" {
+		etcdTLSDir = filepath.Join(dir, "etcd-tls")
+		tlsSecret, err := c.Client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			err = os.MkdirAll(etcdTLSDir, 0o700)
+		}
+		for k, v := range tlsSecret.Data {
+			if err == nil {
+				err = os.WriteFile(filepath.Join(etcdTLSDir, k), v, 0o600)
+			}
+		}
+		if err != nil {
+			p.Stop()
+			return nil, fmt.Errorf("the etcd client certificate of simulator %s/%s: %w", namespace, name, err)
+		}
+	}
 	ports, err := freePorts(2)
 	if err != nil {
 		p.Stop()
@@ -164,6 +184,9 @@ func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name str
 		simconfig.EnvKwokPort:         strconv.Itoa(ports[1]),
 		simconfig.EnvBindAddress:      "127.0.0.1",
 		simconfig.EnvAdvertiseAddress: "127.0.0.1",
+	}
+	if etcdTLSDir != "" {
+		env[simconfig.EnvEtcdTLSDir] = etcdTLSDir
 	}
 	proc, err := startProcessWithEnv(ctx, "simulator-"+namespace+"-"+name, logDir, env, binaries["simulator"])
 	if proc != nil {
@@ -232,4 +255,68 @@ func httpOK(ctx context.Context, url string, roots *x509.CertPool) bool {
 	}
 	_ = resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
+}
+
+// EtcdClientCert is a client certificate of a TLS etcd, PEM encoded, as a
+// kubernetes.io/tls Secret holds it (tls.crt, tls.key, ca.crt).
+type EtcdClientCert struct {
+	CA, Cert, Key []byte
+}
+
+// StartTLSEtcd starts an etcd like StartEtcd that serves https and requires
+// a client certificate signed by its CA (--client-cert-auth), and returns
+// one.
+func (c *Cluster) StartTLSEtcd(ctx context.Context, name string) (*Etcd, EtcdClientCert, error) {
+	binDir, err := BinDir()
+	if err != nil {
+		return nil, EtcdClientCert{}, err
+	}
+	binary, err := findTool(binDir, "etcd")
+	if err != nil {
+		return nil, EtcdClientCert{}, err
+	}
+	dir := filepath.Join(c.Dir, name)
+	ca, err := pki.NewCA(name + "-ca")
+	if err != nil {
+		return nil, EtcdClientCert{}, err
+	}
+	caPair, err := ca.PEM()
+	if err != nil {
+		return nil, EtcdClientCert{}, err
+	}
+	serving, err := ca.IssueServing([]string{"localhost"}, []net.IP{net.ParseIP("127.0.0.1")}, 24*time.Hour)
+	if err != nil {
+		return nil, EtcdClientCert{}, err
+	}
+	client, err := ca.IssueClient("simulator", nil, 24*time.Hour)
+	if err != nil {
+		return nil, EtcdClientCert{}, err
+	}
+	files := map[string][]byte{"ca.crt": caPair.CertPEM, "server.crt": serving.CertPEM, "server.key": serving.KeyPEM}
+	if err := os.MkdirAll(filepath.Join(dir, "pki"), 0o700); err != nil {
+		return nil, EtcdClientCert{}, err
+	}
+	for f, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, "pki", f), data, 0o600); err != nil {
+			return nil, EtcdClientCert{}, err
+		}
+	}
+	cert := EtcdClientCert{CA: caPair.CertPEM, Cert: client.CertPEM, Key: client.KeyPEM}
+	pair, err := tls.X509KeyPair(cert.Cert, cert.Key)
+	if err != nil {
+		return nil, EtcdClientCert{}, err
+	}
+	tlsConfig := &tls.Config{RootCAs: ca.Pool(), Certificates: []tls.Certificate{pair}}
+	p, url, err := startEtcdWith(ctx, name, filepath.Join(dir, "data"), c.logDir(), binary, "https", tlsConfig,
+		"--cert-file="+filepath.Join(dir, "pki", "server.crt"),
+		"--key-file="+filepath.Join(dir, "pki", "server.key"),
+		"--trusted-ca-file="+filepath.Join(dir, "pki", "ca.crt"),
+		"--client-cert-auth=true")
+	if err != nil {
+		if p != nil {
+			p.stop(ctx, stopTimeout)
+		}
+		return nil, EtcdClientCert{}, err
+	}
+	return &Etcd{URL: url, process: p}, cert, nil
 }

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	simulatorcontroller "sigs.k8s.io/simulator-apiserver/pkg/controller/simulator"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
@@ -115,5 +117,108 @@ func TestExternalEtcd(t *testing.T) {
 	}
 	eventually(t, fmt.Sprintf("the keys under %s to be purged", prefix), func(context.Context) (bool, error) {
 		return countKeys(t, etcd.URL, prefix) == 0, nil
+	})
+}
+
+// TestExternalEtcdTLS runs a simulator on an external etcd that requires
+// client certificates: with spec.etcdTLSSecretName its inner kube-apiserver
+// stores there (Available, keys under its prefix) and deleting it purges
+// its keys with that certificate; a user who may not get the Secret cannot
+// name it (403).
+func TestExternalEtcdTLS(t *testing.T) {
+	c := hostCluster(t)
+	ctx := t.Context()
+	ns := createNamespace(t, "etcd-tls")
+	etcd, cert, err := c.StartTLSEtcd(ctx, "external-etcd-tls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(etcd.Stop)
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "etcd-client", Namespace: ns},
+		Type:       corev1.SecretTypeTLS,
+		Data:       map[string][]byte{corev1.TLSCertKey: cert.Cert, corev1.TLSPrivateKeyKey: cert.Key, corev1.ServiceAccountRootCAKey: cert.CA},
+	}
+	if _, err := c.Client.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tlsConfig, err := simulatorcontroller.EtcdTLS(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	countTLSKeys := func(prefix string) int64 {
+		client, err := clientv3.New(clientv3.Config{Endpoints: []string{etcd.URL}, DialTimeout: 5 * time.Second, TLS: tlsConfig})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer client.Close() //nolint:errcheck
+		resp, err := client.Get(ctx, prefix+"/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Count
+	}
+
+	ports := make([]int32, 2)
+	for i := range ports {
+		p, err := framework.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = int32(p)
+	}
+	s := newSimulator("tls")
+	s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort, s.Spec.EtcdURL, s.Spec.EtcdTLSSecretName = ports[0], ports[1], etcd.URL, secret.Name
+
+	// Naming a Secret needs the caller's get on it: the server mounts it.
+	attacker := simOnlyUser(t, ns, "etcd-tls-sim-only")
+	if out, err := kubectl(t, attacker, "create", "-n", ns, "-f", writeManifest(t, fmt.Sprintf(`apiVersion: sim.x-k8s.io/v1alpha1
+kind: Simulator
+metadata:
+  name: steal
+spec:
+  etcdURL: %s
+  etcdTLSSecretName: etcd-client
+`, etcd.URL))); err == nil || !strings.Contains(err.Error(), "cannot get secrets etcd-client") {
+		t.Errorf("a user who may not get the Secret names it: %v, want 403 naming get secrets etcd-client\n%s", err, out)
+	}
+
+	created, err := simClient(t).SimV1alpha1().Simulators(ns).Create(ctx, s, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := waitForPod(t, ns, "tls", 1)
+	mounted := false
+	for _, v := range pod.Spec.Volumes {
+		mounted = mounted || (v.Secret != nil && v.Secret.SecretName == secret.Name)
+	}
+	if !mounted {
+		t.Errorf("the Pod does not mount the Secret %s", secret.Name)
+	}
+	proc, err := c.RunSimulatorAsProcess(ctx, ns, "tls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	waitForPhase(t, simClient(t), ns, "tls", v1alpha1.SimulatorAvailable)
+	prefix := backing.EtcdPrefix(created)
+	if n := countTLSKeys(prefix); n == 0 {
+		t.Fatalf("no keys under %s in the TLS etcd", prefix)
+	}
+
+	// Deleting the simulator deletes its Pod; play kubelet: stop it.
+	if err := simClient(t).SimV1alpha1().Simulators(ns).Delete(ctx, "tls", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the Pod to be deleted", func(ctx context.Context) (bool, error) {
+		p, err := c.Client.CoreV1().Pods(ns).Get(ctx, pod.Name, metav1.GetOptions{})
+		return err == nil && p.DeletionTimestamp != nil, nil
+	})
+	proc.Stop()
+	if err := c.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, fmt.Sprintf("the keys under %s to be purged", prefix), func(context.Context) (bool, error) {
+		return countTLSKeys(prefix) == 0, nil
 	})
 }

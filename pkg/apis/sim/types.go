@@ -29,6 +29,9 @@ type SimulatorSpec struct {
 	// EtcdURL is an external etcd (env KUBE_SCHEDULER_SIMULATOR_ETCD_URL); empty means
 	// an etcd container in the Pod.
 	EtcdURL string
+	// EtcdTLSSecretName is a Secret (tls.crt, tls.key, ca.crt) of the simulator's
+	// namespace with the client certificate for an https EtcdURL.
+	EtcdTLSSecretName string
 	// CORSAllowedOriginList is applied to the inner kube-apiserver and the simulator server
 	// (env CORS_ALLOWED_ORIGIN_LIST).
 	CORSAllowedOriginList []string

@@ -6,6 +6,7 @@ package simulator
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,7 +45,7 @@ import (
 const AnnotationObservedStatus = "sim.x-k8s.io/observed-status"
 
 // EtcdPurger removes a simulator's keys from an external etcd.
-type EtcdPurger func(ctx context.Context, etcdURL, prefix string) error
+type EtcdPurger func(ctx context.Context, etcdURL, prefix string, tlsConfig *tls.Config) error
 
 // Controller reconciles simulators.
 type Controller struct {
@@ -486,10 +487,8 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (reque
 	if slices.ContainsFunc(c.hostCache.SimulatorPods(s.Namespace, s.Name), func(p *corev1.Pod) bool { return owned(p) }) {
 		return true, nil
 	}
-	if s.Spec.EtcdURL != "" && c.purgeEtcd != nil {
-		if err := c.purgeEtcd(ctx, s.Spec.EtcdURL, backing.EtcdPrefix(s)); err != nil {
-			return false, fmt.Errorf("purging the simulator's keys in %s: %w", s.Spec.EtcdURL, err)
-		}
+	if err := c.purgeExternalEtcd(ctx, s); err != nil {
+		return false, err
 	}
 	updated := s.DeepCopy()
 	updated.Finalizers = slices.DeleteFunc(updated.Finalizers, func(f string) bool { return f == sim.FinalizerCleanup })
@@ -632,4 +631,34 @@ func (c *Controller) ensureProxyAccount(ctx context.Context, s *v1alpha1.Simulat
 	default:
 		return ours(s, "RoleBinding", currentBinding)
 	}
+}
+
+// purgeExternalEtcd deletes the simulator's keys in its external etcd, with
+// its client certificate if it has one.
+func (c *Controller) purgeExternalEtcd(ctx context.Context, s *v1alpha1.Simulator) error {
+	if s.Spec.EtcdURL == "" || c.purgeEtcd == nil {
+		return nil
+	}
+	var tlsConfig *tls.Config
+	if name := s.Spec.EtcdTLSSecretName; name != "" {
+		// The user's Secret, unlabelled, so not in the cache.
+		secret, err := c.host.CoreV1().Secrets(s.Namespace).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			// Gone first (the namespace is being deleted): the keys cannot
+			// be reached, and holding the simulator would hold the
+			// namespace forever.
+			klog.FromContext(ctx).Info("Not purging the simulator's etcd keys: its etcd client certificate is gone", "simulator", klog.KObj(s), "secret", name)
+			return nil
+		case err != nil:
+			return fmt.Errorf("reading the etcd client certificate to purge the simulator's keys: %w", err)
+		}
+		if tlsConfig, err = EtcdTLS(secret); err != nil {
+			return err
+		}
+	}
+	if err := c.purgeEtcd(ctx, s.Spec.EtcdURL, backing.EtcdPrefix(s), tlsConfig); err != nil {
+		return fmt.Errorf("purging the simulator's keys in %s: %w", s.Spec.EtcdURL, err)
+	}
+	return nil
 }

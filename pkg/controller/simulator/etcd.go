@@ -2,17 +2,23 @@ package simulator
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // PurgeEtcd deletes every key under prefix in the etcd at etcdURL: what the
 // simulator's inner kube-apiserver stored there.
-func PurgeEtcd(ctx context.Context, etcdURL, prefix string) error {
+// tlsConfig, when not nil, holds the client certificate of
+// spec.etcdTLSSecretName.
+func PurgeEtcd(ctx context.Context, etcdURL, prefix string, tlsConfig *tls.Config) error {
 	client, err := clientv3.New(clientv3.Config{
 		Endpoints:   []string{etcdURL},
+		TLS:         tlsConfig,
 		DialTimeout: 5 * time.Second,
 		Context:     ctx,
 	})
@@ -27,4 +33,18 @@ func PurgeEtcd(ctx context.Context, etcdURL, prefix string) error {
 		return fmt.Errorf("deleting keys under %s: %w", prefix, err)
 	}
 	return nil
+}
+
+// EtcdTLS is the client TLS configuration of a spec.etcdTLSSecretName
+// Secret: tls.crt and tls.key the client certificate, ca.crt etcd's CA.
+func EtcdTLS(secret *corev1.Secret) (*tls.Config, error) {
+	pair, err := tls.X509KeyPair(secret.Data[corev1.TLSCertKey], secret.Data[corev1.TLSPrivateKeyKey])
+	if err != nil {
+		return nil, fmt.Errorf("secret %s/%s: %w", secret.Namespace, secret.Name, err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(secret.Data[corev1.ServiceAccountRootCAKey]) {
+		return nil, fmt.Errorf("secret %s/%s: no CA certificate in %s", secret.Namespace, secret.Name, corev1.ServiceAccountRootCAKey)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: roots, MinVersion: tls.VersionTLS12}, nil
 }

@@ -18906,6 +18906,13 @@ func schema_pkg_apis_sim_v1alpha1_SimulatorSpec(ref common.ReferenceCallback) co
 							Format:      "",
 						},
 					},
+					"etcdTLSSecretName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "EtcdTLSSecretName names a Secret in the simulator's namespace that the inner kube-apiserver uses to reach an https etcdURL: tls.crt and tls.key are its client certificate (for etcd's --client-cert-auth), ca.crt the CA of etcd's serving certificate. The caller must be allowed to get that Secret. Requires etcdURL.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"corsAllowedOriginList": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{

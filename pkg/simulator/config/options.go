@@ -43,6 +43,7 @@ const (
 
 	EnvCredentialsDir   = "SIMULATOR_CREDENTIALS_DIR"
 	EnvEtcdPrefix       = "SIMULATOR_ETCD_PREFIX"
+	EnvEtcdTLSDir       = "SIMULATOR_ETCD_TLS_DIR"
 	EnvBinDir           = "SIMULATOR_BIN_DIR"
 	EnvDataDir          = "SIMULATOR_DATA_DIR"
 	EnvSchedulerPort    = "SIMULATOR_SCHEDULER_PORT"
@@ -106,6 +107,10 @@ type Options struct {
 	CredentialsDir string
 	// EtcdPrefix is the inner kube-apiserver's etcd key prefix.
 	EtcdPrefix string
+	// EtcdTLSDir, when set, holds the inner kube-apiserver's etcd client
+	// certificate (tls.crt, tls.key) and the CA of etcd (ca.crt), as a
+	// kubernetes.io/tls Secret mounted there.
+	EtcdTLSDir string
 	// BinDir holds kube-apiserver, kube-scheduler and kwok; empty means the
 	// simulator binary's own directory, then PATH.
 	BinDir string
@@ -149,6 +154,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.CORSAllowedOrigins, "cors-allowed-origins", o.CORSAllowedOrigins, "Origins allowed by CORS, such as http://localhost:3000 (env "+EnvCORSAllowedOriginList+", comma-separated).")
 	fs.StringVar(&o.CredentialsDir, "credentials-dir", o.CredentialsDir, "Directory of the simulator's CA, serving, admin and service-account key files (env "+EnvCredentialsDir+").")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "etcd key prefix of the inner kube-apiserver (env "+EnvEtcdPrefix+").")
+	fs.StringVar(&o.EtcdTLSDir, "etcd-tls-dir", o.EtcdTLSDir, "Directory of the etcd client certificate (tls.crt, tls.key) and etcd's CA (ca.crt) (env "+EnvEtcdTLSDir+").")
 	fs.StringVar(&o.BinDir, "bin-dir", o.BinDir, "Directory of kube-apiserver, kube-scheduler and kwok; empty means this binary's directory, then PATH (env "+EnvBinDir+").")
 	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory for generated files; empty means a temporary one (env "+EnvDataDir+").")
 	fs.IntVar(&o.SchedulerPort, "scheduler-port", o.SchedulerPort, "kube-scheduler's secure port on 127.0.0.1 (env "+EnvSchedulerPort+").")
@@ -195,6 +201,7 @@ func (o *Options) ApplyEnv(lookup func(string) (string, bool)) error {
 		{EnvEtcdURL, &o.EtcdURL},
 		{EnvCredentialsDir, &o.CredentialsDir},
 		{EnvEtcdPrefix, &o.EtcdPrefix},
+		{EnvEtcdTLSDir, &o.EtcdTLSDir},
 		{EnvBinDir, &o.BinDir},
 		{EnvDataDir, &o.DataDir},
 		{EnvBindAddress, &o.BindAddress},

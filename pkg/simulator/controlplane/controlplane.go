@@ -205,6 +205,12 @@ func KubeAPIServerSpec(o *config.Options, bin string) supervisor.Spec {
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
 	}
+	if o.EtcdTLSDir != "" {
+		args = append(args,
+			"--etcd-cafile="+filepath.Join(o.EtcdTLSDir, "ca.crt"),
+			"--etcd-certfile="+filepath.Join(o.EtcdTLSDir, "tls.crt"),
+			"--etcd-keyfile="+filepath.Join(o.EtcdTLSDir, "tls.key"))
+	}
 	if addr := advertiseAddress(o); addr != "" {
 		args = append(args, "--advertise-address="+addr)
 	}

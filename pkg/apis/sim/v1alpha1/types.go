@@ -43,6 +43,13 @@ type SimulatorSpec struct {
 	// KUBE_SCHEDULER_SIMULATOR_ETCD_URL. Empty means an "etcd" container in the Pod.
 	// +optional
 	EtcdURL string `json:"etcdURL,omitempty" protobuf:"bytes,4,opt,name=etcdURL"`
+	// EtcdTLSSecretName names a Secret in the simulator's namespace that the
+	// inner kube-apiserver uses to reach an https etcdURL: tls.crt and tls.key
+	// are its client certificate (for etcd's --client-cert-auth), ca.crt the CA
+	// of etcd's serving certificate. The caller must be allowed to get that
+	// Secret. Requires etcdURL.
+	// +optional
+	EtcdTLSSecretName string `json:"etcdTLSSecretName,omitempty" protobuf:"bytes,8,opt,name=etcdTLSSecretName"`
 	// CORSAllowedOriginList is the list of origins (scheme://host[:port]) allowed by
 	// the inner kube-apiserver and the simulator server. Passed as env CORS_ALLOWED_ORIGIN_LIST.
 	// +optional

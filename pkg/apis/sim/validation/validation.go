@@ -88,6 +88,15 @@ func validateSimulatorSpec(spec *sim.SimulatorSpec, fldPath *field.Path) field.E
 	if spec.EtcdURL != "" {
 		allErrs = append(allErrs, validateEtcdURL(spec.EtcdURL, fldPath.Child("etcdURL"))...)
 	}
+	if name := spec.EtcdTLSSecretName; name != "" {
+		path := fldPath.Child("etcdTLSSecretName")
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, false) {
+			allErrs = append(allErrs, field.Invalid(path, name, msg))
+		}
+		if u, err := url.Parse(spec.EtcdURL); spec.EtcdURL == "" || err != nil || u.Scheme != "https" {
+			allErrs = append(allErrs, field.Invalid(path, name, "a client certificate is for an https spec.etcdURL"))
+		}
+	}
 	seen := sets.New[string]()
 	for i, origin := range spec.CORSAllowedOriginList {
 		path := fldPath.Child("corsAllowedOriginList").Index(i)

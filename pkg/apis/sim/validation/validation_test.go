@@ -70,6 +70,17 @@ func TestValidateSimulator(t *testing.T) {
 			want: []string{"FieldValueNotSupported spec.etcdURL.scheme"}},
 		{name: "etcd URL without host", mutate: func(s *sim.Simulator) { s.Spec.EtcdURL = "http://:2379" },
 			want: []string{"FieldValueInvalid spec.etcdURL"}},
+		{name: "etcd client certificate for an https etcd", mutate: func(s *sim.Simulator) {
+			s.Spec.EtcdURL, s.Spec.EtcdTLSSecretName = "https://etcd.example.svc:2379", "etcd-client"
+		}},
+		{name: "etcd client certificate without an etcd", mutate: func(s *sim.Simulator) { s.Spec.EtcdTLSSecretName = "etcd-client" },
+			want: []string{"FieldValueInvalid spec.etcdTLSSecretName"}},
+		{name: "etcd client certificate for http", mutate: func(s *sim.Simulator) {
+			s.Spec.EtcdURL, s.Spec.EtcdTLSSecretName = "http://etcd.example.svc:2379", "etcd-client"
+		}, want: []string{"FieldValueInvalid spec.etcdTLSSecretName"}},
+		{name: "etcd client certificate Secret name", mutate: func(s *sim.Simulator) {
+			s.Spec.EtcdURL, s.Spec.EtcdTLSSecretName = "https://etcd.example.svc:2379", "Not_A_Name"
+		}, want: []string{"FieldValueInvalid spec.etcdTLSSecretName"}},
 		{name: "etcd URL with path", mutate: func(s *sim.Simulator) { s.Spec.EtcdURL = "http://etcd:2379/v3" },
 			want: []string{"FieldValueInvalid spec.etcdURL"}},
 		{name: "etcd URL bad port", mutate: func(s *sim.Simulator) { s.Spec.EtcdURL = "http://etcd:99999" },

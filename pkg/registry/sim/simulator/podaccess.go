@@ -31,23 +31,35 @@ func shapesPod(spec *sim.SimulatorSpec) bool {
 }
 
 func (a podAccess) check(ctx context.Context, s *sim.Simulator) error {
+	return a.allowed(ctx, s, authorizer.AttributesRecord{Verb: "create", APIVersion: "v1", Resource: "pods"},
+		"which a simulator that sets spec.podTemplate or spec.image needs (its Pod is shaped by the caller)")
+}
+
+// checkEtcdSecret: the server mounts spec.etcdTLSSecretName into the Pod it
+// makes, so naming a Secret needs the caller's own get on it, as mounting it
+// into a Pod of their own would.
+func (a podAccess) checkEtcdSecret(ctx context.Context, s *sim.Simulator) error {
+	return a.allowed(ctx, s, authorizer.AttributesRecord{Verb: "get", APIVersion: "v1", Resource: "secrets", Name: s.Spec.EtcdTLSSecretName},
+		"which spec.etcdTLSSecretName needs (the Secret is mounted into the simulator's Pod)")
+}
+
+// allowed asks the host whether the caller may do attrs in the simulator's
+// namespace (a SubjectAccessReview for user, groups, uid and extra).
+func (a podAccess) allowed(ctx context.Context, s *sim.Simulator, attrs authorizer.AttributesRecord, why string) error {
 	caller, ok := genericapirequest.UserFrom(ctx)
 	if !ok {
 		return apierrors.NewUnauthorized("no user in the request")
 	}
-	attrs := authorizer.AttributesRecord{
-		User:            caller,
-		Verb:            "create",
-		Namespace:       s.Namespace,
-		APIVersion:      "v1",
-		Resource:        "pods",
-		ResourceRequest: true,
-	}
+	attrs.User, attrs.Namespace, attrs.ResourceRequest = caller, s.Namespace, true
 	decision, reason, err := a.authorizer.Authorize(ctx, attrs)
 	if decision == authorizer.DecisionAllow {
 		return nil
 	}
-	msg := fmt.Sprintf("user %q cannot create pods in namespace %q, which a simulator that sets spec.podTemplate or spec.image needs (its Pod is shaped by the caller)", caller.GetName(), s.Namespace)
+	what := attrs.Resource
+	if attrs.Name != "" {
+		what += " " + attrs.Name
+	}
+	msg := fmt.Sprintf("user %q cannot %s %s in namespace %q, %s", caller.GetName(), attrs.Verb, what, s.Namespace, why)
 	if reason != "" {
 		msg += ": " + reason
 	}
@@ -65,6 +77,11 @@ func (a podAccess) createValidation(next rest.ValidateObjectFunc) rest.ValidateO
 			}
 		}
 		s := obj.(*sim.Simulator)
+		if s.Spec.EtcdTLSSecretName != "" {
+			if err := a.checkEtcdSecret(ctx, s); err != nil {
+				return err
+			}
+		}
 		if !shapesPod(&s.Spec) {
 			return nil
 		}
@@ -83,6 +100,11 @@ func (a podAccess) updateValidation(next rest.ValidateObjectUpdateFunc) rest.Val
 			}
 		}
 		newSim, oldSim := obj.(*sim.Simulator), old.(*sim.Simulator)
+		if name := newSim.Spec.EtcdTLSSecretName; name != "" && name != oldSim.Spec.EtcdTLSSecretName {
+			if err := a.checkEtcdSecret(ctx, newSim); err != nil {
+				return err
+			}
+		}
 		if !shapesPod(&newSim.Spec) {
 			return nil
 		}

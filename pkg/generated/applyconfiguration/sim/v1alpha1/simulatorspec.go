@@ -41,6 +41,12 @@ type SimulatorSpecApplyConfiguration struct {
 	// each simulator gets its own key prefix there. Passed as env
 	// KUBE_SCHEDULER_SIMULATOR_ETCD_URL. Empty means an "etcd" container in the Pod.
 	EtcdURL *string `json:"etcdURL,omitempty"`
+	// EtcdTLSSecretName names a Secret in the simulator's namespace that the
+	// inner kube-apiserver uses to reach an https etcdURL: tls.crt and tls.key
+	// are its client certificate (for etcd's --client-cert-auth), ca.crt the CA
+	// of etcd's serving certificate. The caller must be allowed to get that
+	// Secret. Requires etcdURL.
+	EtcdTLSSecretName *string `json:"etcdTLSSecretName,omitempty"`
 	// CORSAllowedOriginList is the list of origins (scheme://host[:port]) allowed by
 	// the inner kube-apiserver and the simulator server. Passed as env CORS_ALLOWED_ORIGIN_LIST.
 	CORSAllowedOriginList []string `json:"corsAllowedOriginList,omitempty"`
@@ -88,6 +94,14 @@ func (b *SimulatorSpecApplyConfiguration) WithKubeSchedulerConfigurationPath(val
 // If called multiple times, the EtcdURL field is set to the value of the last call.
 func (b *SimulatorSpecApplyConfiguration) WithEtcdURL(value string) *SimulatorSpecApplyConfiguration {
 	b.EtcdURL = &value
+	return b
+}
+
+// WithEtcdTLSSecretName sets the EtcdTLSSecretName field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the EtcdTLSSecretName field is set to the value of the last call.
+func (b *SimulatorSpecApplyConfiguration) WithEtcdTLSSecretName(value string) *SimulatorSpecApplyConfiguration {
+	b.EtcdTLSSecretName = &value
 	return b
 }
 
