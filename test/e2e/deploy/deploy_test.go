@@ -181,7 +181,16 @@ images:
 	mustKubectl(t, "create", "namespace", ns)
 	mustKubectl(t, "create", "rolebinding", "sim-apiserver", "-n", ns, "--clusterrole=sim-apiserver:namespace", "--serviceaccount="+framework.SimNamespace+":sim-apiserver")
 	mustKubectl(t, "apply", "-n", ns, "-f", "artifacts/examples/simulator.yaml")
-	mustKubectl(t, "wait", "-n", ns, "--for=jsonpath={.status.phase}=Available", "simulator/example", "--timeout=2m")
+	if _, err := framework.Kubectl(t, cluster, "", "wait", "-n", ns, "--for=jsonpath={.status.phase}=Available", "simulator/example", "--timeout=2m"); err != nil {
+		for _, args := range [][]string{
+			{"get", "-n", ns, "simulators,pods,events", "-o", "wide"},
+			{"logs", "-n", framework.SimNamespace, "-l", "app.kubernetes.io/name=sim-apiserver", "--tail=40"},
+		} {
+			out, _ := framework.Kubectl(t, cluster, "", args...)
+			t.Logf("%s:\n%s", strings.Join(args, " "), out)
+		}
+		t.Fatal(err)
+	}
 	// Host aggregator → a deployed sim-apiserver → the simulator's Pod.
 	out := mustKubectl(t, "get", "--raw", fmt.Sprintf("/apis/%s/%s/namespaces/%s/simulators/example/proxy/api/v1/namespaces/kube-system", framework.SimAPIGroup, framework.SimAPIVersion, ns))
 	if !strings.Contains(out, `"name":"kube-system"`) {
