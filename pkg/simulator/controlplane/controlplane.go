@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -63,9 +64,11 @@ const FakeNodeAnnotation = "kwok.x-k8s.io/node"
 
 // disabledAdmissionPlugins need controllers the simulator does not run:
 // ServiceAccount would reject pods until a token controller made the
-// "default" ServiceAccount; TaintNodesByCondition taints new nodes NotReady
-// and only the node lifecycle controller lifts the taint; the PV/PVC
-// protection finalizers are only removed by their controllers.
+// "default" ServiceAccount; TaintNodesByCondition taints every new node
+// NotReady, even one made Ready (nodepools), and the node lifecycle
+// controller would then write each of thousands of Nodes once more to lift
+// the taint; the PV/PVC protection finalizers are only removed by their
+// controllers.
 var disabledAdmissionPlugins = []string{"ServiceAccount", "TaintNodesByCondition", "StorageObjectInUseProtection"}
 
 //go:embed kwok-stages.yaml
@@ -262,11 +265,12 @@ func KubeSchedulerSpec(o *config.Options, bin string, l Layout) supervisor.Spec 
 // Pods (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs,
 // ReplicationControllers), PDBs get the status preemption reads, volumes and
 // DRA claims the scheduler waits for get made and bound, namespaces and
-// garbage go, quotas get the status their admission needs, and NoExecute
-// taints evict. Left out: what needs a real node, network or cloud
-// (endpoints, attach/detach, node IPAM, TTL annotations), certificates and
-// tokens, and the node lifecycle controller, which would mark kwok's nodes
-// NotReady (kwok sends few heartbeats, to scale) and evict their Pods.
+// garbage go, quotas get the status their admission needs, NoExecute
+// taints evict, and Nodes whose Lease kwok stops renewing go NotReady (the
+// node lifecycle controller, see NodeLeaseDuration). Left out: what needs a
+// real node, network or cloud (endpoints, attach/detach, node IPAM, TTL
+// annotations: the TTL controller would write every Node again each time the
+// cluster crosses 100, 500, 1,000 and 2,000 Nodes), certificates and tokens.
 var controllers = []string{
 	"clusterrole-aggregation-controller",
 	"cronjob-controller",
@@ -277,6 +281,7 @@ var controllers = []string{
 	"garbage-collector-controller",
 	"job-controller",
 	"namespace-controller",
+	"node-lifecycle-controller",
 	"persistentvolume-binder-controller",
 	"pod-garbage-collector-controller",
 	"replicaset-controller",
@@ -292,6 +297,20 @@ var controllers = []string{
 // lowMemoryGC makes a child's Go garbage collector run at half the default
 // heap growth: an idle sandbox trades some CPU for memory (issue 13).
 const lowMemoryGC = "GOGC=50"
+
+// Node heartbeats, sized for thousands of Nodes. kwok renews each Node's
+// Lease every quarter of its duration (as a kubelet does): 600 s makes 5,000
+// Nodes cost 33 small Lease updates a second, where a kubelet's 40 s would
+// cost 500. The node lifecycle controller marks a Node NotReady (and taints
+// and evicts as in a cluster) once its Lease has not been renewed for the
+// grace period, which leaves two renewals of slack above the duration: a Node
+// goes NotReady only when kwok is gone. A Node nobody heartbeats (not
+// kwok's) gets as long after its creation before it is marked, so that a
+// benchmark's plain Nodes stay schedulable while it runs.
+const (
+	NodeLeaseDuration      = 600 * time.Second
+	NodeMonitorGracePeriod = NodeLeaseDuration + NodeLeaseDuration/2
+)
 
 // KubeControllerManagerSpec runs kube's controllers inside the simulator, so
 // that workloads behave as in a cluster: Deployments make ReplicaSets make
@@ -309,6 +328,8 @@ func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervis
 		"--cluster-signing-key-file=" + o.Credential(config.FileCAKey),
 		"--use-service-account-credentials=false",
 		"--leader-elect=false",
+		"--node-monitor-grace-period=" + NodeMonitorGracePeriod.String(),
+		"--node-startup-grace-period=" + NodeMonitorGracePeriod.String(),
 		// Nothing reaches it: health is the supervisor's restarts.
 		"--secure-port=0",
 		"--profiling=false",
@@ -316,7 +337,8 @@ func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervis
 }
 
 // KwokSpec runs the kwok controller for the nodes annotated
-// kwok.x-k8s.io/node=fake, with the simulator's stages.
+// kwok.x-k8s.io/node=fake, with the simulator's stages, holding a Lease per
+// Node.
 func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
 	args := []string{
 		"--kubeconfig=" + l.AdminKubeconfig(),
@@ -325,9 +347,7 @@ func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
 		"--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
 		"--manage-nodes-with-label-selector=",
 		"--cidr=" + PodCIDR,
-		// No node leases: nothing in the simulator reads them, and renewing
-		// one per node every 10s would load the apiserver for nothing.
-		"--node-lease-duration-seconds=0",
+		"--node-lease-duration-seconds=" + strconv.Itoa(int(NodeLeaseDuration.Seconds())),
 	}
 	if o.KwokPort != 0 {
 		args = append(args, "--server-address=127.0.0.1:"+strconv.Itoa(o.KwokPort))

@@ -160,6 +160,9 @@ func TestKwokSpec(t *testing.T) {
 	if got, _ := flagValue(spec.Args, "manage-nodes-with-annotation-selector"); got != "kwok.x-k8s.io/node=fake" {
 		t.Errorf("--manage-nodes-with-annotation-selector = %q", got)
 	}
+	if got, _ := flagValue(spec.Args, "node-lease-duration-seconds"); got != "600" {
+		t.Errorf("--node-lease-duration-seconds = %q, want 600", got)
+	}
 	spec = KwokSpec(options(func(o *config.Options) { o.KwokPort = 0 }), "/bin/kwok", l)
 	if got, ok := flagValue(spec.Args, "server-address"); ok {
 		t.Errorf("--server-address = %q with port 0, want no server", got)
@@ -172,13 +175,14 @@ func TestKubeControllerManagerSpec(t *testing.T) {
 	on := strings.Split(got, ",")
 	// What a sandbox's workloads, volumes and scheduling need; not what
 	// would fight kwok.
-	for _, c := range []string{"deployment-controller", "replicaset-controller", "garbage-collector-controller",
+	// Nodes go NotReady when kwok stops renewing their Leases, as in a cluster.
+	for _, c := range []string{"deployment-controller", "replicaset-controller", "garbage-collector-controller", "node-lifecycle-controller",
 		"namespace-controller", "persistentvolume-binder-controller", "disruption-controller", "resourceclaim-controller"} {
 		if !slices.Contains(on, c) {
 			t.Errorf("--controllers=%s does not run %s", got, c)
 		}
 	}
-	for _, c := range []string{"*", "node-lifecycle-controller", "node-ipam-controller", "endpoints-controller"} {
+	for _, c := range []string{"*", "node-ipam-controller", "ttl-controller", "endpoints-controller"} {
 		if slices.Contains(on, c) {
 			t.Errorf("--controllers=%s runs %s", got, c)
 		}
@@ -191,6 +195,8 @@ func TestKubeControllerManagerSpec(t *testing.T) {
 		"service-account-private-key-file": "/creds/sa.key",
 		"root-ca-file":                     "/creds/ca.crt",
 		"leader-elect":                     "false",
+		"node-monitor-grace-period":        "15m0s",
+		"node-startup-grace-period":        "15m0s",
 	} {
 		if got, _ := flagValue(spec.Args, flag); got != want {
 			t.Errorf("--%s = %q, want %q", flag, got, want)
@@ -242,7 +248,7 @@ func TestWriteFiles(t *testing.T) {
 		}
 		names = append(names, stage.Metadata.Name)
 	}
-	want := []string{"simulator-node-heartbeat", "simulator-node-ready", "simulator-pod-delete", "simulator-pod-running"}
+	want := []string{"simulator-node-ready", "simulator-pod-delete", "simulator-pod-running"}
 	slices.Sort(names)
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("stages (-want +got):\n%s", diff)
