@@ -81,7 +81,7 @@ func (cs *clusters) get(ctx context.Context, s *v1alpha1.Simulator) (*cluster, e
 	if err != nil {
 		return nil, err
 	}
-	klog.FromContext(ctx).V(2).Info("Watching the Nodes of a simulator", "simulator", key, "url", cfg.Host)
+	klog.FromContext(ctx).V(2).Info("Watching the Nodes of a simulator", "simulator", klog.KObj(s), "url", cfg.Host)
 	cs.byKey[key] = c
 	return c, nil
 }

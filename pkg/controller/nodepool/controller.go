@@ -193,7 +193,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
-	logger := klog.FromContext(ctx).WithValues("nodepool", key)
+	logger := klog.FromContext(ctx).WithValues("nodepool", klog.KRef(namespace, name))
 	ctx = klog.NewContext(ctx, logger)
 
 	np, err := c.pools.NodePools(namespace).Get(name)

@@ -137,6 +137,7 @@ func (c *Controller) apply(ctx context.Context, np *v1alpha1.NodePool, cl *clust
 		return fmt.Errorf("rendering Node %d: %w", o.index, err)
 	}
 	if o.node == nil {
+		bornReady(want, metav1.Now())
 		_, err := nodes.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager})
 		if err == nil || apierrors.IsAlreadyExists(err) {
 			t.created.Add(1)
@@ -156,6 +157,7 @@ func (c *Controller) apply(ctx context.Context, np *v1alpha1.NodePool, cl *clust
 		if err := nodes.Delete(ctx, o.node.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting Node %s to make it anew: %w", o.node.Name, err)
 		}
+		bornReady(want, metav1.Now())
 		if _, err := nodes.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("making Node %s anew: %w", want.Name, err)
 		}

@@ -72,3 +72,38 @@ func TestNodeIndex(t *testing.T) {
 		}
 	}
 }
+
+func TestBornReady(t *testing.T) {
+	capacity := corev1.ResourceList{"cpu": resource.MustParse("4"), "nvidia.com/gpu": resource.MustParse("1")}
+	template := func() *corev1.Node {
+		return &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: "p-0", Labels: map[string]string{corev1.LabelArchStable: "arm64", corev1.LabelOSStable: "linux"}},
+			Status: corev1.NodeStatus{
+				Capacity: capacity,
+				NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.37.0"},
+			},
+		}
+	}
+	n := template()
+	now := metav1.Now()
+	bornReady(n, now)
+	if !ready(n) {
+		t.Errorf("a Node born Ready is not Ready: %+v", n.Status.Conditions)
+	}
+	for _, c := range n.Status.Conditions {
+		if c.LastHeartbeatTime != now || c.LastTransitionTime != now {
+			t.Errorf("condition %s: heartbeat %v, transition %v; want %v", c.Type, c.LastHeartbeatTime, c.LastTransitionTime, now)
+		}
+	}
+	info := n.Status.NodeInfo
+	if info.KubeletVersion != "v1.37.0" || info.KubeProxyVersion != fakeVersion || info.Architecture != "arm64" || info.OperatingSystem != "linux" {
+		t.Errorf("nodeInfo = %+v, want the template's kubelet version and the labels' platform", info)
+	}
+	if n.Status.Phase != corev1.NodeRunning || n.Status.Allocatable.Cpu().Cmp(resource.MustParse("4")) != 0 {
+		t.Errorf("phase %q, allocatable %v; want Running, the capacity", n.Status.Phase, n.Status.Allocatable)
+	}
+	// What the pool writes at birth is what its template asks: nothing to patch after.
+	if c := diff(n, template()); !c.none() {
+		t.Errorf("a Node born Ready differs from its template: meta %s status %s recreate %v", c.meta, c.status, c.recreate)
+	}
+}
