@@ -24,6 +24,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/controlplane"
 )
 
 // innerClient is an admin client of a running simulator's inner apiserver
@@ -167,6 +168,22 @@ spec:
 	n7 := nodes["workers-7"]
 	if !nodeReady(&n7) {
 		t.Errorf("workers-7 is not Ready: %+v", n7.Status.Conditions)
+	}
+	// Born Ready, then kept Ready by kwok through its Lease, sized for
+	// thousands of Nodes (DESIGN §4).
+	var lease string
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		l, err := inner.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, "workers-7", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		lease = fmt.Sprintf("holder %q, duration %v", ptr.Deref(l.Spec.HolderIdentity, ""), ptr.Deref(l.Spec.LeaseDurationSeconds, 0))
+		return ptr.Deref(l.Spec.LeaseDurationSeconds, 0) == int32(controlplane.NodeLeaseDuration.Seconds()) && l.Spec.RenewTime != nil, nil
+	}); err != nil {
+		t.Errorf("the Lease of workers-7: %v; last %s", err, lease)
 	}
 	for k, want := range map[string]string{
 		"topology.kubernetes.io/zone": "zone-1", "tier": "old", "type": "kwok", sim.LabelNodePool: "workers",
