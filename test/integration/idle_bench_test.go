@@ -19,6 +19,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/controlplane"
 )
 
 // clockTicks is the unit of utime and stime in /proc/PID/stat (USER_HZ).
@@ -88,14 +89,27 @@ func BenchmarkIdleNodes(b *testing.B) {
 				notReady++
 			}
 		}
+		// The heartbeat: every Node's Lease renewed within one lease
+		// duration, so the node lifecycle controller keeps it Ready.
+		leases, err := inner.CoordinationV1().Leases(corev1.NamespaceNodeLease).List(b.Context(), metav1.ListOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		fresh := 0
+		for _, l := range leases.Items {
+			if l.Spec.RenewTime != nil && time.Since(l.Spec.RenewTime.Time) < controlplane.NodeLeaseDuration {
+				fresh++
+			}
+		}
 		cancel()
 		factory.Shutdown()
+		b.ReportMetric(float64(fresh), "fresh-leases")
 		b.ReportMetric(cores, "cpu-cores")
 		b.ReportMetric(float64(rss)/(1<<20), "rss-MiB")
 		b.ReportMetric(float64(notReady), "notready-nodes")
 		b.ReportMetric(float64(lost.Load()), "ready-lost")
-		b.Logf("%d Nodes (%s) idle %v: %d processes, %.3f cores, RSS %d MiB, %d not Ready at the end, %d Ready→not Ready transitions",
-			len(nodes), sim.LabelNodePool+"=idle", idle, len(pids), cores, rss>>20, notReady, lost.Load())
+		b.Logf("%d Nodes (%s) idle %v: %d processes, %.3f cores, RSS %d MiB, %d not Ready at the end, %d Ready→not Ready transitions, %d Leases renewed within %v",
+			len(nodes), sim.LabelNodePool+"=idle", idle, len(pids), cores, rss>>20, notReady, lost.Load(), fresh, controlplane.NodeLeaseDuration)
 		p.Stop()
 	}
 }
