@@ -18,7 +18,10 @@ import (
 // (the kwok convention), and the label tells them apart from real ones.
 const (
 	AnnotationKwokNode = "kwok.x-k8s.io/node"
-	LabelType          = "type"
+
+	labelOSBeta   = "beta.kubernetes.io/os"
+	labelArchBeta = "beta.kubernetes.io/arch"
+	LabelType     = "type"
 )
 
 // The keys of the template's labels and annotations, recorded on each Node
@@ -138,6 +141,10 @@ func (n *Node) Render(index int) (*corev1.Node, error) {
 	if len(n.annotations) > 0 {
 		node.Annotations[AnnotationTemplateAnnotations] = joinKeys(n.annotations)
 	}
+	// A kubelet sets the deprecated beta labels too, and the node lifecycle
+	// controller would otherwise write every Node once more to add them.
+	node.Labels[labelOSBeta] = node.Labels[corev1.LabelOSStable]
+	node.Labels[labelArchBeta] = node.Labels[corev1.LabelArchStable]
 	// The marks win over the template: without them the Node is not the pool's.
 	node.Labels[LabelType] = "kwok"
 	node.Labels[sim.LabelNodePool] = n.pool

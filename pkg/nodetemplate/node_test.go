@@ -37,7 +37,7 @@ func TestRenderNode(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{
 			Name: "pool-4",
 			Labels: map[string]string{
-				"zone": "z-1", "kubernetes.io/os": "plan9", "kubernetes.io/arch": "arm64", "kubernetes.io/hostname": "pool-4",
+				"zone": "z-1", "kubernetes.io/os": "plan9", "kubernetes.io/arch": "arm64", "beta.kubernetes.io/os": "plan9", "beta.kubernetes.io/arch": "arm64", "kubernetes.io/hostname": "pool-4",
 				// The marks win over the template.
 				"type": "kwok", "sim.x-k8s.io/nodepool": "pool",
 			},
