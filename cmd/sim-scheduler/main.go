@@ -68,8 +68,8 @@ type resultOptions struct {
 func (o *resultOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.dir, "results-dir", "/tmp/sim-scheduler/results", "Directory of the full scheduling result of each Pod (<namespace>/<name>.json).")
 	fs.Int64Var(&o.maxBytes, "results-max-bytes", 512<<20, "Size the files in --results-dir may take together; the oldest go first.")
-	fs.IntVar(&o.queue, "results-queue", 1024, "Finished attempts waiting to be published; beyond, results are dropped rather than slow the scheduler.")
-	fs.IntVar(&o.workers, "results-workers", 2, "Goroutines publishing results (annotations, Events, files).")
+	fs.IntVar(&o.queue, "results-queue", 256, "Finished attempts waiting to be rendered (their API calls wait apart, 4 times as many); beyond, results are dropped rather than slow the scheduler.")
+	fs.IntVar(&o.workers, "results-workers", 2, "Goroutines rendering results (files, annotations); 4 times as many make the API calls (annotations, Events).")
 }
 
 // newCommand is app.NewSchedulerCommand's command, running run instead.

@@ -178,7 +178,7 @@ func (r *Recorder) begin(fw framework.Framework, state fwk.CycleState, podInfo *
 	}
 	a := NewAttempt(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, pod.UID, fw.ProfileName(), len(list), r.profiles[fw.ProfileName()])
 	a.nodes = r.indexFor(list)
-	a.rows = make([]row, len(a.nodes.names))
+	a.rows = getRows(len(a.nodes.names))
 	state.Write(stateKey, &attemptRef{a})
 	r.mu.Lock()
 	r.inflight[pod.UID] = a

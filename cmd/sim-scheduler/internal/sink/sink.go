@@ -40,23 +40,42 @@ import (
 // EventReason is the reason of the Events the sink writes.
 const EventReason = "SchedulingResult"
 
-// Sink is a recorder.Sink with a bounded queue: when it is full, results
-// are dropped (and counted), never waited for, so recording can slow
-// scheduling down only by the CPU it takes.
+// Sink is a recorder.Sink in two stages, each with a bounded queue: when
+// one is full, results are dropped (and counted), never waited for, so
+// recording can slow scheduling down only by the CPU it takes.
+//
+// Rendering (CPU) keeps up with the scheduler; the API calls (latency) may
+// fall behind. So finished attempts, which hold every node's result, wait
+// only for rendering: what waits for the API calls is their small patch
+// and Event note, and the scheduler's memory does not grow with a backlog.
 type Sink struct {
 	client kubernetes.Interface
 	pods   corelisters.PodLister
 	events events.EventRecorder
 	store  *Store
 	queue  chan *recorder.Attempt
+	calls  chan *apiCalls
 
 	dropped   atomic.Int64
 	published atomic.Int64
 }
 
+// apiCalls are what an attempt's result takes from the API: the Pod's
+// annotations and an Event.
+type apiCalls struct {
+	pod       *v1.Pod
+	patch     []byte
+	eventType string
+	note      string
+}
+
+// apiCallsPerAttempt sizes the second queue: its entries are small.
+const apiCallsPerAttempt = 4
+
 // New returns a Sink; Run publishes what it receives.
 func New(client kubernetes.Interface, pods corelisters.PodLister, eventRecorder events.EventRecorder, store *Store, queueSize int) *Sink {
-	return &Sink{client: client, pods: pods, events: eventRecorder, store: store, queue: make(chan *recorder.Attempt, queueSize)}
+	return &Sink{client: client, pods: pods, events: eventRecorder, store: store,
+		queue: make(chan *recorder.Attempt, queueSize), calls: make(chan *apiCalls, apiCallsPerAttempt*queueSize)}
 }
 
 // Record queues a finished attempt.
@@ -64,9 +83,13 @@ func (s *Sink) Record(a *recorder.Attempt) {
 	select {
 	case s.queue <- a:
 	default:
-		if n := s.dropped.Add(1); n&(n-1) == 0 { // log at powers of two
-			klog.Background().Info("Scheduling results dropped: the publishing queue is full", "dropped", n)
-		}
+		s.drop()
+	}
+}
+
+func (s *Sink) drop() {
+	if n := s.dropped.Add(1); n&(n-1) == 0 { // log at powers of two
+		klog.Background().Info("Scheduling results dropped: the publishing queue is full", "dropped", n)
 	}
 }
 
@@ -76,7 +99,8 @@ func (s *Sink) Dropped() int64 { return s.dropped.Load() }
 // Published is the number of results published so far.
 func (s *Sink) Published() int64 { return s.published.Load() }
 
-// Run publishes with the given number of workers until ctx ends.
+// Run publishes until ctx ends: workers render, and four times as many
+// make the API calls, which mostly wait.
 func (s *Sink) Run(ctx context.Context, workers int) {
 	var wg sync.WaitGroup
 	for range workers {
@@ -86,7 +110,19 @@ func (s *Sink) Run(ctx context.Context, workers int) {
 				case <-ctx.Done():
 					return
 				case a := <-s.queue:
-					s.publish(ctx, a)
+					s.render(ctx, a)
+				}
+			}
+		})
+	}
+	for range apiCallsPerAttempt * workers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case c := <-s.calls:
+					s.call(ctx, c)
 				}
 			}
 		})
@@ -94,13 +130,14 @@ func (s *Sink) Run(ctx context.Context, workers int) {
 	wg.Wait()
 }
 
-func (s *Sink) publish(ctx context.Context, a *recorder.Attempt) {
+// render stores the attempt's full result and queues its API calls.
+func (s *Sink) render(ctx context.Context, a *recorder.Attempt) {
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KRef(a.Pod.Namespace, a.Pod.Name), "uid", a.UID)
-	defer s.published.Add(1)
 	pod, err := s.pods.Pods(a.Pod.Namespace).Get(a.Pod.Name)
 	if err != nil || pod.UID != a.UID {
 		// Gone (deleted, or the simulator was reset), or replaced by a Pod
 		// of the same name: its result would be a stale one.
+		s.published.Add(1)
 		return
 	}
 	res := a.Result()
@@ -126,14 +163,23 @@ func (s *Sink) publish(ctx context.Context, a *recorder.Attempt) {
 		logger.Error(err, "Encoding scheduling result annotations")
 		return
 	}
-	if _, err := s.client.CoreV1().Pods(a.Pod.Namespace).Patch(ctx, a.Pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	c := &apiCalls{pod: pod, patch: patch, eventType: v1.EventTypeNormal, note: res.Summary.Text()}
+	if res.Summary.Outcome != string(recorder.Bound) {
+		c.eventType = v1.EventTypeWarning
+	}
+	select {
+	case s.calls <- c:
+	default:
+		s.drop()
+	}
+}
+
+func (s *Sink) call(ctx context.Context, c *apiCalls) {
+	defer s.published.Add(1)
+	if _, err := s.client.CoreV1().Pods(c.pod.Namespace).Patch(ctx, c.pod.Name, types.MergePatchType, c.patch, metav1.PatchOptions{}); err != nil {
 		if !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			logger.Error(err, "Annotating a Pod with its scheduling result")
+			klog.FromContext(ctx).Error(err, "Annotating a Pod with its scheduling result", "pod", klog.KObj(c.pod))
 		}
 	}
-	eventType := v1.EventTypeNormal
-	if res.Summary.Outcome != string(recorder.Bound) {
-		eventType = v1.EventTypeWarning
-	}
-	s.events.Eventf(pod, nil, eventType, EventReason, "Scheduling", "%s", res.Summary.Text())
+	s.events.Eventf(c.pod, nil, c.eventType, EventReason, "Scheduling", "%s", c.note)
 }
