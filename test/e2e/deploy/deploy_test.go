@@ -191,6 +191,11 @@ images:
 		}
 		t.Fatal(err)
 	}
+	// Where RBAC lets it write, the admission policies still confine the
+	// server's account to what it labels (the simulator above came up under them).
+	if out, err := framework.Kubectl(t, cluster, "", "create", "secret", "generic", "not-labelled", "-n", ns, "--from-literal=k=v", server); err == nil || !strings.Contains(err.Error(), "sim-apiserver may only") {
+		t.Errorf("the deployed server's account creates an unlabelled Secret in %s: %v, want refused by the policy\n%s", ns, err, out)
+	}
 	// Host aggregator → a deployed sim-apiserver → the simulator's Pod.
 	out := mustKubectl(t, "get", "--raw", fmt.Sprintf("/apis/%s/%s/namespaces/%s/simulators/example/proxy/api/v1/namespaces/kube-system", framework.SimAPIGroup, framework.SimAPIVersion, ns))
 	if !strings.Contains(out, `"name":"kube-system"`) {
