@@ -139,8 +139,8 @@ func TestFiftySimulators(t *testing.T) {
 		t.Errorf("%d records of simulators in %s, want %d", n, ns, total)
 	}
 	for name, counts := range hostObjectsBySimulator(t, ns) {
-		if !sameCounts(counts, converged) {
-			t.Errorf("simulator %s has host objects %v, want %v", name, counts, converged)
+		if !framework.SameCounts(counts, framework.ConvergedBackingObjects) {
+			t.Errorf("simulator %s has host objects %v, want %v", name, counts, framework.ConvergedBackingObjects)
 		}
 	}
 	for _, s := range listed {
@@ -237,66 +237,14 @@ func memoryShare(t testing.TB, n int64) resource.Quantity {
 }
 
 // hostObjectsBySimulator counts the host objects of each kind labelled with
-// a simulator in the namespace, by simulator; Pods count whether
-// terminating or not.
+// a simulator in the namespace, by simulator.
 func hostObjectsBySimulator(t testing.TB, ns string) map[string]map[string]int {
 	t.Helper()
-	ctx := t.Context()
-	client := hostCluster(t).Client
-	opts := metav1.ListOptions{LabelSelector: sim.LabelSimulator}
-	counts := map[string]map[string]int{}
-	add := func(kind string, objs []metav1.Object, err error) {
-		if err != nil {
-			t.Fatalf("listing %s in %s: %v", kind, ns, err)
-		}
-		for _, o := range objs {
-			name := o.GetLabels()[sim.LabelSimulator]
-			if counts[name] == nil {
-				counts[name] = map[string]int{}
-			}
-			counts[name][kind]++
-		}
+	counts, err := framework.BackingObjects(t.Context(), hostCluster(t).Client, ns, sim.LabelSimulator)
+	if err != nil {
+		t.Fatal(err)
 	}
-	pods, err := client.CoreV1().Pods(ns).List(ctx, opts)
-	add("Pod", metas(pods.Items), err)
-	services, err := client.CoreV1().Services(ns).List(ctx, opts)
-	add("Service", metas(services.Items), err)
-	secrets, err := client.CoreV1().Secrets(ns).List(ctx, opts)
-	add("Secret", metas(secrets.Items), err)
-	policies, err := client.NetworkingV1().NetworkPolicies(ns).List(ctx, opts)
-	add("NetworkPolicy", metas(policies.Items), err)
-	accounts, err := client.CoreV1().ServiceAccounts(ns).List(ctx, opts)
-	add("ServiceAccount", metas(accounts.Items), err)
-	roles, err := client.RbacV1().Roles(ns).List(ctx, opts)
-	add("Role", metas(roles.Items), err)
-	bindings, err := client.RbacV1().RoleBindings(ns).List(ctx, opts)
-	add("RoleBinding", metas(bindings.Items), err)
 	return counts
-}
-
-func metas[T any, PT interface {
-	*T
-	metav1.Object
-}](items []T) []metav1.Object {
-	out := make([]metav1.Object, len(items))
-	for i := range items {
-		out[i] = PT(&items[i])
-	}
-	return out
-}
-
-// converged is what a converged simulator has in the host: one Pod,
-// Service, Secret and NetworkPolicy, and the ServiceAccount, Role and
-// RoleBinding of each of its two kubeconfig accounts.
-var converged = map[string]int{"Pod": 1, "Service": 1, "Secret": 1, "NetworkPolicy": 1, "ServiceAccount": 2, "Role": 2, "RoleBinding": 2}
-
-func sameCounts(a, b map[string]int) bool {
-	for k, v := range b {
-		if a[k] != v {
-			return false
-		}
-	}
-	return len(a) == len(b)
 }
 
 // recordCount counts the records of simulators of a namespace: the

@@ -40,44 +40,11 @@ const leaseBound = 60 * time.Second
 // label; Pods count whether terminating or not.
 func hostObjectCounts(ctx context.Context, t testing.TB, ns, name string) map[string]int {
 	t.Helper()
-	client := hostCluster(t).Client
-	opts := metav1.ListOptions{LabelSelector: sim.LabelSimulator + "=" + name}
-	counts := map[string]int{}
-	count := func(kind string, n int, err error) {
-		if err != nil {
-			t.Fatalf("listing %s of %s/%s: %v", kind, ns, name, err)
-		}
-		counts[kind] = n
+	counts, err := framework.BackingObjects(ctx, hostCluster(t).Client, ns, sim.LabelSimulator+"="+name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	pods, err := client.CoreV1().Pods(ns).List(ctx, opts)
-	count("Pod", len(pods.Items), err)
-	services, err := client.CoreV1().Services(ns).List(ctx, opts)
-	count("Service", len(services.Items), err)
-	secrets, err := client.CoreV1().Secrets(ns).List(ctx, opts)
-	count("Secret", len(secrets.Items), err)
-	accounts, err := client.CoreV1().ServiceAccounts(ns).List(ctx, opts)
-	count("ServiceAccount", len(accounts.Items), err)
-	roles, err := client.RbacV1().Roles(ns).List(ctx, opts)
-	count("Role", len(roles.Items), err)
-	bindings, err := client.RbacV1().RoleBindings(ns).List(ctx, opts)
-	count("RoleBinding", len(bindings.Items), err)
-	policies, err := client.NetworkingV1().NetworkPolicies(ns).List(ctx, opts)
-	count("NetworkPolicy", len(policies.Items), err)
-	return counts
-}
-
-// converged is what a converged simulator has in the host: one Pod, Service,
-// Secret and NetworkPolicy, and the ServiceAccount, Role and RoleBinding of
-// each of its two kubeconfig accounts (the writer and the reader).
-var converged = map[string]int{"Pod": 1, "Service": 1, "Secret": 1, "NetworkPolicy": 1, "ServiceAccount": 2, "Role": 2, "RoleBinding": 2}
-
-func sameCounts(a, b map[string]int) bool {
-	for k, v := range b {
-		if a[k] != v {
-			return false
-		}
-	}
-	return len(a) == len(b)
+	return counts[name]
 }
 
 // recordCount counts the records of simulators in namespace ns.
@@ -148,7 +115,7 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 		var got map[string]int
 		waitFault(t, "one of each host object of "+name, func(ctx context.Context) (bool, error) {
 			got = hostObjectCounts(ctx, t, ns, name)
-			return sameCounts(got, converged), nil
+			return framework.SameCounts(got, framework.ConvergedBackingObjects), nil
 		})
 	}
 	t.Logf("converged %v after the restart", time.Since(restarted).Round(100*time.Millisecond))
@@ -164,8 +131,8 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 	}
 	// Nothing was made twice while it settled.
 	for _, name := range names {
-		if got := hostObjectCounts(ctx, t, ns, name); !sameCounts(got, converged) {
-			t.Errorf("host objects of %s: %v, want %v", name, got, converged)
+		if got := hostObjectCounts(ctx, t, ns, name); !framework.SameCounts(got, framework.ConvergedBackingObjects) {
+			t.Errorf("host objects of %s: %v, want %v", name, got, framework.ConvergedBackingObjects)
 		}
 	}
 	if n := recordCount(ctx, t, ns); n != len(names) {
@@ -197,7 +164,7 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 			}
 		}
 		for _, name := range names {
-			if got := hostObjectCounts(ctx, t, ns, name); !sameCounts(got, none) {
+			if got := hostObjectCounts(ctx, t, ns, name); !framework.SameCounts(got, none) {
 				left = append(left, fmt.Sprintf("%s: %v", name, got))
 			}
 		}
@@ -350,8 +317,8 @@ func TestFaultTwoReplicas(t *testing.T) {
 		t.Errorf("the new leader %s does not run the reconcilers", followerLog)
 	}
 	for _, name := range []string{"twin", "before", "after"} {
-		if got := hostObjectCounts(ctx, t, ns, name); !sameCounts(got, converged) {
-			t.Errorf("host objects of %s: %v, want %v", name, got, converged)
+		if got := hostObjectCounts(ctx, t, ns, name); !framework.SameCounts(got, framework.ConvergedBackingObjects) {
+			t.Errorf("host objects of %s: %v, want %v", name, got, framework.ConvergedBackingObjects)
 		}
 	}
 
