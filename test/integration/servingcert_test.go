@@ -18,11 +18,13 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certutil "k8s.io/client-go/util/cert"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
@@ -64,8 +66,16 @@ func TestServingCertificate(t *testing.T) {
 	if _, err := agg.ApiregistrationV1().APIServices().Create(ctx, apiService, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// An APIService whose Service does not exist makes the host's discovery
+	// incomplete, and the namespace controller deletes no namespace while it
+	// is: it must be gone before the next test. t.Context() is done by the
+	// time cleanups run.
 	t.Cleanup(func() {
-		_ = agg.ApiregistrationV1().APIServices().Delete(ctx, apiService.Name, metav1.DeleteOptions{})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := agg.ApiregistrationV1().APIServices().Delete(ctx, apiService.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting APIService %s: %v", apiService.Name, err)
+		}
 	})
 
 	policy := servingcert.DefaultPolicy("server." + ns + ".svc")
