@@ -22,7 +22,6 @@ package app
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -36,6 +35,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
@@ -102,10 +102,13 @@ func Run(ctx context.Context, o *config.Options) error {
 	if err != nil {
 		return fmt.Errorf("creating the kube-apiserver client: %w", err)
 	}
-	caClient, err := server.CAClient(o.Credential(config.FileCACert))
+	// The simulator CA: kube-scheduler's serving certificate is checked
+	// against it, and the server's clients are authenticated with it.
+	caPool, err := certutil.NewPool(o.Credential(config.FileCACert))
 	if err != nil {
-		return err
+		return fmt.Errorf("reading the CA: %w", err)
 	}
+	caClient := server.CAClient(caPool)
 	apiReady := server.RESTCheck(controlplane.KubeAPIServer, "/readyz", probeClient.Discovery().RESTClient())
 	schedulerHealthy := server.HealthCheck(controlplane.KubeScheduler,
 		"https://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(o.SchedulerPort))+"/healthz", caClient)
@@ -153,14 +156,6 @@ func Run(ctx context.Context, o *config.Options) error {
 	// The server is TLS with the inner apiserver's serving certificate, and
 	// only the simulator's admin may use its API (server.AdminOnly): the Pod
 	// is reachable by every Pod of the host that its NetworkPolicy admits.
-	ca, err := os.ReadFile(o.Credential(config.FileCACert))
-	if err != nil {
-		return fmt.Errorf("reading the CA: %w", err)
-	}
-	caPool := x509.NewCertPool()
-	if !caPool.AppendCertsFromPEM(ca) {
-		return fmt.Errorf("no certificate in %s", o.Credential(config.FileCACert))
-	}
 	serving, err := tls.LoadX509KeyPair(o.Credential(config.FileServingCert), o.Credential(config.FileServingKey))
 	if err != nil {
 		return fmt.Errorf("loading the serving certificate: %w", err)

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -67,18 +66,10 @@ func RESTCheck(name, path string, client rest.Interface) Check {
 	}}
 }
 
-// CAClient is an HTTP client that trusts only the CA in caFile.
-func CAClient(caFile string) (*http.Client, error) {
-	pem, err := os.ReadFile(caFile)
-	if err != nil {
-		return nil, fmt.Errorf("reading the CA: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("no certificate in %s", caFile)
-	}
+// CAClient is an HTTP client that trusts only the CAs of pool.
+func CAClient(pool *x509.CertPool) *http.Client {
 	return &http.Client{
 		Timeout:   5 * time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}},
-	}, nil
+	}
 }
