@@ -117,12 +117,6 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 			// Group-readable: the Pod's fsGroup is the user it runs as.
 			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name, DefaultMode: ptr.To[int32](0o440)}},
 		})
-		for i := range pod.Spec.Containers {
-			if c := &pod.Spec.Containers[i]; c.Name == SimulatorContainer {
-				c.Env = append(c.Env, corev1.EnvVar{Name: simconfig.EnvEtcdTLSDir, Value: etcdTLSDir})
-				c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: etcdTLSVolume, MountPath: etcdTLSDir, ReadOnly: true})
-			}
-		}
 	}
 	if t := s.Spec.PodTemplate; t != nil {
 		merged, err := mergeSpec(pod.Spec, t.Spec)
@@ -157,6 +151,14 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 	if len(s.Spec.CORSAllowedOriginList) > 0 {
 		env = append(env, corev1.EnvVar{Name: simconfig.EnvCORSAllowedOriginList, Value: strings.Join(s.Spec.CORSAllowedOriginList, ",")})
 	}
+	mounts := []corev1.VolumeMount{
+		{Name: credentialsVolume, MountPath: simconfig.DefaultCredentialsDir, ReadOnly: true},
+		{Name: tmpVolume, MountPath: tmpDir},
+	}
+	if s.Spec.EtcdTLSSecretName != "" {
+		env = append(env, corev1.EnvVar{Name: simconfig.EnvEtcdTLSDir, Value: etcdTLSDir})
+		mounts = append(mounts, corev1.VolumeMount{Name: etcdTLSVolume, MountPath: etcdTLSDir, ReadOnly: true})
+	}
 	return corev1.Container{
 		Name:            SimulatorContainer,
 		Image:           s.Spec.Image,
@@ -176,10 +178,7 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 			PeriodSeconds:    1,
 			FailureThreshold: 3,
 		},
-		VolumeMounts: []corev1.VolumeMount{
-			{Name: credentialsVolume, MountPath: simconfig.DefaultCredentialsDir, ReadOnly: true},
-			{Name: tmpVolume, MountPath: tmpDir},
-		},
+		VolumeMounts:    mounts,
 		SecurityContext: restrictedContainer(),
 	}
 }
