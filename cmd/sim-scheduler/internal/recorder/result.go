@@ -227,28 +227,6 @@ func (a *Attempt) writeScores(b *bytes.Buffer, final bool) error {
 	return nil
 }
 
-func writeEntry(b *bytes.Buffer, open *bool, node, plugin string, first bool) {
-	if first {
-		if *open {
-			b.WriteString("},")
-		}
-		*open = true
-		writeString(b, node)
-		b.WriteString(":{")
-	} else {
-		b.WriteByte(',')
-	}
-	writeString(b, plugin)
-	b.WriteByte(':')
-}
-
-func closeEntries(b *bytes.Buffer, open bool) {
-	if open {
-		b.WriteByte('}')
-	}
-	b.WriteByte('}')
-}
-
 // writeString writes s as a JSON string: directly when nothing in it needs
 // escaping (node and plugin names, most reasons), else through encoding/json.
 func writeString(b *bytes.Buffer, s string) {
