@@ -204,9 +204,9 @@ type Attempt struct {
 
 	mu sync.Mutex
 	// done: the attempt is finished and handed on; late calls (an
-	// asynchronous preemption, Unreserve) no longer change it.
-	done     bool
-	finished atomic.Bool
+	// asynchronous preemption, Unreserve) no longer change it. Set under
+	// mu; atomic so that filter, which takes no lock, may read it.
+	done atomic.Bool
 
 	plugins *Plugins
 	// While recording: rows by node index, and rows of nodes the index
@@ -286,7 +286,7 @@ func (a *Attempt) row(node string) *row {
 
 // filter records what the filter plugins said of node.
 func (a *Attempt) filter(node string, s *fwk.Status) {
-	if a.finished.Load() {
+	if a.done.Load() {
 		return
 	}
 	r := a.row(node)
@@ -302,7 +302,7 @@ func (a *Attempt) filter(node string, s *fwk.Status) {
 func (a *Attempt) setScores(scores []fwk.NodePluginScores) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.done {
+	if !a.done.Load() {
 		a.scored = scores
 	}
 }
@@ -310,7 +310,7 @@ func (a *Attempt) setScores(scores []fwk.NodePluginScores) {
 func (a *Attempt) setStatus(m map[string]string, plugin string, s *fwk.Status) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.done {
+	if !a.done.Load() {
 		m[plugin] = statusText(s)
 	}
 }
@@ -318,7 +318,7 @@ func (a *Attempt) setStatus(m map[string]string, plugin string, s *fwk.Status) {
 func (a *Attempt) preFilter(plugin string, res *fwk.PreFilterResult, s *fwk.Status) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.done {
+	if a.done.Load() {
 		return
 	}
 	a.PreFilter[plugin] = statusText(s)
@@ -335,7 +335,7 @@ func (a *Attempt) preFilter(plugin string, res *fwk.PreFilterResult, s *fwk.Stat
 func (a *Attempt) candidate(node string, victims []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.done {
+	if a.done.Load() {
 		return
 	}
 	if a.candidates == nil {
@@ -347,7 +347,7 @@ func (a *Attempt) candidate(node string, victims []string) {
 func (a *Attempt) postFilter(plugin string, res *fwk.PostFilterResult, s *fwk.Status) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.done {
+	if a.done.Load() {
 		return
 	}
 	a.PostFilter[plugin] = statusText(s)
@@ -363,7 +363,7 @@ func (a *Attempt) postFilter(plugin string, res *fwk.PostFilterResult, s *fwk.St
 func (a *Attempt) permit(plugin string, s *fwk.Status, timeout time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.done {
+	if a.done.Load() {
 		return
 	}
 	a.Permit[plugin] = statusText(s)
@@ -375,7 +375,7 @@ func (a *Attempt) permit(plugin string, s *fwk.Status, timeout time.Duration) {
 func (a *Attempt) extenderFiltered(name string, failed, unresolvable extenderv1.FailedNodesMap, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.done {
+	if a.done.Load() {
 		return
 	}
 	f := extenderFilter{name: name, failed: failed, unresolvable: unresolvable}
@@ -395,7 +395,7 @@ func (a *Attempt) extenderPrioritized(name string, list *extenderv1.HostPriority
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.done {
+	if !a.done.Load() {
 		a.extScores = append(a.extScores, extenderScores{name: name, weight: weight, scores: scores})
 	}
 }

@@ -193,7 +193,7 @@ func (r *Recorder) begin(fw framework.Framework, state fwk.CycleState, podInfo *
 func (r *Recorder) scheduled(a *Attempt, state fwk.CycleState, res scheduler.ScheduleResult, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.done {
+	if a.done.Load() {
 		return
 	}
 	a.SelectedNode = res.SuggestedHost
@@ -248,12 +248,11 @@ func (r *Recorder) inflightAttempt(uid types.UID) *Attempt {
 // finish ends the attempt once and hands it to the sink.
 func (r *Recorder) finish(a *Attempt, outcome Outcome, node, message string) {
 	a.mu.Lock()
-	if a.done {
+	if a.done.Load() {
 		a.mu.Unlock()
 		return
 	}
-	a.done = true
-	a.finished.Store(true)
+	a.done.Store(true)
 	a.compactLocked()
 	a.Outcome, a.Message = outcome, message
 	if node != "" {
