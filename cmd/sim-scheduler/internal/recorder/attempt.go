@@ -157,8 +157,6 @@ type scoreTable struct {
 	extenders  []extenderScores
 	nodes      []string
 	raw, final []int64 // len(nodes) × len(cols), row-major
-	// rowOf is only for SetScore.
-	rowOf map[string]int
 }
 
 // extenderScores are an extender's Prioritize results.
@@ -632,12 +630,10 @@ func (a *Attempt) SetScore(node, plugin string, raw int64) {
 		for i := range a.plugins.Score {
 			t.cols = append(t.cols, i)
 		}
-		t.rowOf = map[string]int{}
 	}
-	i, ok := t.rowOf[node]
-	if !ok {
+	i := indexOf(t.nodes, node)
+	if i < 0 {
 		i = len(t.nodes)
-		t.rowOf[node] = i
 		t.nodes = append(t.nodes, node)
 		t.raw = append(t.raw, make([]int64, len(t.cols))...)
 		t.final = append(t.final, make([]int64, len(t.cols))...)
