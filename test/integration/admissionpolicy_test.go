@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -46,8 +47,20 @@ func TestServerAdmissionPolicies(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Not kubectl delete: it runs with t.Context(), which is done by the
+	// time cleanups run, so it would delete nothing.
 	t.Cleanup(func() {
-		_, _ = kubectl(t, host.KubeconfigPath, "delete", "--ignore-not-found", "-f", filepath.Join(repoRoot, "artifacts/deploy/admission-policy.yaml"))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		admission := host.Client.AdmissionregistrationV1()
+		for _, name := range []string{"sim-apiserver-labelled-objects", "sim-apiserver-own-tokens"} {
+			if err := admission.ValidatingAdmissionPolicyBindings().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("deleting ValidatingAdmissionPolicyBinding %s: %v", name, err)
+			}
+			if err := admission.ValidatingAdmissionPolicies().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("deleting ValidatingAdmissionPolicy %s: %v", name, err)
+			}
+		}
 	})
 	const server = "system:serviceaccount:sim-system:sim-apiserver"
 	ns := createNamespace(t, "policy")
