@@ -44,9 +44,7 @@ func (l *listener) Enqueue() { l.n++ }
 // caBundle alone, a CA rotation that bundles the old and new CA, and a
 // planted Secret of the same name refused and left as it was.
 func TestServingCertificate(t *testing.T) {
-	if cluster == nil {
-		t.Skip(skipReason)
-	}
+	cluster := hostCluster(t)
 	ctx := t.Context()
 	ns := createNamespace(t, "servingcert")
 	agg, err := aggregator.NewForConfig(cluster.Config)

@@ -95,7 +95,6 @@ var notApplicable = map[string]string{
 		"its other cases pass (go test -run 'TestWatch/WatchSemantics' with this entry removed)",
 }
 
-// runSuite runs one upstream test by name, or skips it with its reason.
 // runSuite runs one upstream test against a store of its own (a fresh records
 // namespace), unless notApplicable names it.
 func runSuite(t *testing.T, name string, f func(ctx context.Context, t *testing.T, s *testStore)) {
