@@ -21,8 +21,6 @@ var descriptions = map[string]string{
 		"and sim-apiserver's RSS.",
 }
 
-func describe(bench string) string { return descriptions[bench] }
-
 // budget is one goal of DESIGN §8: a figure (or a ratio of two
 // contenders' figures) against a limit.
 type budget struct {

@@ -109,10 +109,10 @@ func group(figs []figure) []*table {
 			byBench[f.bench] = t
 			out = append(out, t)
 		}
-		if !contains(t.contenders, f.contender) {
+		if !slices.Contains(t.contenders, f.contender) {
 			t.contenders = append(t.contenders, f.contender)
 		}
-		if !contains(t.metrics, f.metric) {
+		if !slices.Contains(t.metrics, f.metric) {
 			t.metrics = append(t.metrics, f.metric)
 		}
 		t.values[[2]string{f.contender, f.metric}] = f.value
@@ -121,15 +121,6 @@ func group(figs []figure) []*table {
 		slices.SortStableFunc(t.contenders, func(a, b string) int { return rank(a) - rank(b) })
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ratio is one contender's figure over an earlier one's.
@@ -206,7 +197,7 @@ func lines(w io.Writer, tables []*table) {
 func markdown(w io.Writer, tables []*table) {
 	for _, t := range tables {
 		fmt.Fprintf(w, "\n### %s\n\n", strings.TrimPrefix(t.bench, "Benchmark"))
-		if d := describe(t.bench); d != "" {
+		if d := descriptions[t.bench]; d != "" {
 			fmt.Fprintf(w, "%s\n\n", d)
 		}
 		cols := []string{"figure"}
