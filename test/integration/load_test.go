@@ -3,8 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -354,15 +352,6 @@ func simAPIServerFigures(t testing.TB) figures {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			f.rss = kib << 10
-		}
-	}
+	f.rss = statusKB(t, pid, "VmRSS:") << 10
 	return f
 }
