@@ -14,10 +14,6 @@ import (
 	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
-// AdminUser is the identity of the admin client certificate: the proxy acts as
-// it and impersonates the caller.
-const AdminUser = simconfig.AdminUser
-
 const certValidity = 365 * 24 * time.Hour
 
 // CredentialKeys are the keys a complete credentials Secret holds: the
@@ -60,7 +56,9 @@ func Secret(s *v1alpha1.Simulator) (*corev1.Secret, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin, err := ca.IssueClient(AdminUser, []string{simconfig.AdminGroup}, certValidity)
+	// The admin certificate: the proxy acts as it and impersonates the
+	// caller; the simulator server answers it alone.
+	admin, err := ca.IssueClient(simconfig.AdminUser, []string{simconfig.AdminGroup}, certValidity)
 	if err != nil {
 		return nil, err
 	}
