@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
-	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
@@ -251,13 +250,11 @@ func hostObjectsBySimulator(t testing.TB, ns string) map[string]map[string]int {
 // ConfigMaps sim-apiserver keeps in its own namespace.
 func recordCount(t testing.TB, ns string) int {
 	t.Helper()
-	cms, err := hostCluster(t).Client.CoreV1().ConfigMaps(framework.SimNamespace).List(t.Context(), metav1.ListOptions{
-		LabelSelector: fmt.Sprintf("%s=simulators.sim.x-k8s.io,%s=%s", hoststore.LabelResource, hoststore.LabelNamespace, ns),
-	})
+	n, err := framework.SimulatorRecords(t.Context(), hostCluster(t).Client, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(cms.Items)
+	return n
 }
 
 // logSimAPIServerRSS logs the resident memory of the cluster's sim-apiserver.

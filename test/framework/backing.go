@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 )
 
 // ConvergedBackingObjects is what a converged simulator has in the host:
@@ -70,6 +71,18 @@ func BackingObjects(ctx context.Context, client kubernetes.Interface, ns, select
 	bindings, err := client.RbacV1().RoleBindings(ns).List(ctx, opts)
 	add("RoleBinding", metas(bindings.Items), err)
 	return counts, listErr
+}
+
+// SimulatorRecords counts the records of the simulators of namespace ns:
+// the ConfigMaps sim-apiserver keeps in its own namespace.
+func SimulatorRecords(ctx context.Context, client kubernetes.Interface, ns string) (int, error) {
+	cms, err := client.CoreV1().ConfigMaps(SimNamespace).List(ctx, metav1.ListOptions{
+		LabelSelector: fmt.Sprintf("%s=simulators.sim.x-k8s.io,%s=%s", hoststore.LabelResource, hoststore.LabelNamespace, ns),
+	})
+	if err != nil {
+		return 0, fmt.Errorf("listing the records of simulators of %s: %w", ns, err)
+	}
+	return len(cms.Items), nil
 }
 
 // SameCounts reports whether two counts by kind agree; a kind missing from

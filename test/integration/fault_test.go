@@ -24,7 +24,6 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/controller"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
-	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
@@ -50,13 +49,11 @@ func hostObjectCounts(ctx context.Context, t testing.TB, ns, name string) map[st
 // recordCount counts the records of simulators in namespace ns.
 func recordCount(ctx context.Context, t testing.TB, ns string) int {
 	t.Helper()
-	cms, err := hostCluster(t).Client.CoreV1().ConfigMaps(framework.SimNamespace).List(ctx, metav1.ListOptions{
-		LabelSelector: fmt.Sprintf("%s=simulators.sim.x-k8s.io,%s=%s", hoststore.LabelResource, hoststore.LabelNamespace, ns),
-	})
+	n, err := framework.SimulatorRecords(ctx, hostCluster(t).Client, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(cms.Items)
+	return n
 }
 
 // waitFault is eventually with a bound for convergence after a fault.
