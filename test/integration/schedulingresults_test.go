@@ -26,6 +26,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // TestSchedulingExplainedByKubectl is the user's path end to end: a
@@ -80,22 +83,24 @@ spec:
 	}
 
 	// describe waits until kubectl describe pod shows a SchedulingResult
-	// Event matching re, and returns the match.
-	describe := func(pod string, re *regexp.Regexp) []string {
+	// Event matching re, and returns the match. It takes the subtest's t:
+	// a parent's Fatal from a subtest does not stop the subtest.
+	describe := func(t *testing.T, pod string, re *regexp.Regexp) []string {
 		t.Helper()
 		var m []string
 		var last string
-		eventually(t, "kubectl describe pod "+pod+" to show "+re.String(), func(context.Context) (bool, error) {
+		err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 			out, err := kubectl(t, kc, "describe", "-n", "default", "pod", pod)
 			if err != nil {
+				last = err.Error()
 				return false, nil
 			}
 			last = out
 			m = re.FindStringSubmatch(out)
 			return m != nil, nil
 		})
-		if m == nil {
-			t.Fatalf("kubectl describe pod %s:\n%s", pod, last)
+		if err != nil {
+			t.Fatalf("waiting for kubectl describe pod %s to show %s: %v; last:\n%s", pod, re, err, last)
 		}
 		t.Logf("kubectl describe pod %s: %s", pod, m[0])
 		return m
@@ -103,7 +108,7 @@ spec:
 
 	t.Run("a Pod that fits nowhere: every node's filter reason", func(t *testing.T) {
 		want := fmt.Sprintf(`SchedulingResult\s+.*0/%d nodes: NodeResourcesFit: Insufficient cpu \((\d+)\)`, nodes)
-		m := describe("huge", regexp.MustCompile(want))
+		m := describe(t, "huge", regexp.MustCompile(want))
 		if m[1] != strconv.Itoa(nodes) {
 			t.Errorf("describe counts %s nodes with Insufficient cpu, want %d", m[1], nodes)
 		}
@@ -125,7 +130,7 @@ spec:
 	})
 
 	t.Run("a Pod that fits: scores whose maximum is the selected node", func(t *testing.T) {
-		m := describe("web", regexp.MustCompile(`SchedulingResult\s+.*scheduled to (\S+) \(\d+/\d+ nodes evaluated, \d+ feasible\): top scores (.*)`))
+		m := describe(t, "web", regexp.MustCompile(`SchedulingResult\s+.*scheduled to (\S+) \(\d+/\d+ nodes evaluated, \d+ feasible\): top scores (.*)`))
 		selected, top := m[1], m[2]
 		boundTo, err := kubectl(t, kc, "get", "-n", "default", "pod", "web", "-o", "jsonpath={.spec.nodeName}")
 		if err != nil {
