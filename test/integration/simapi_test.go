@@ -70,7 +70,10 @@ func TestSimulatorAPI(t *testing.T) {
 	if _, err := inner.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "precious"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	precious := func() bool {
+	// precious takes the subtest's t: a parent's Fatal from a subtest does
+	// not stop the subtest.
+	precious := func(t *testing.T) bool {
+		t.Helper()
 		_, err := inner.CoreV1().ConfigMaps("default").Get(ctx, "precious", metav1.GetOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Fatal(err)
@@ -103,7 +106,7 @@ func TestSimulatorAPI(t *testing.T) {
 				}
 			}
 		}
-		if !precious() {
+		if !precious(t) {
 			t.Fatal("a refused reset emptied the simulator")
 		}
 		// Plain HTTP is not served at all.
@@ -194,7 +197,7 @@ func TestSimulatorAPI(t *testing.T) {
 				t.Errorf("%s as a reader: %v, want the host's 403 saying %q\n%s", c.name, err, want, out)
 			}
 		}
-		if !precious() {
+		if !precious(t) {
 			t.Fatal("a reader's refused reset emptied the simulator")
 		}
 	})
@@ -217,7 +220,7 @@ func TestSimulatorAPI(t *testing.T) {
 		if out, err := put(writer, "/v1/reset", "{}"); err != nil || !strings.Contains(out, "configmaps") {
 			t.Fatalf("reset as a writer: %v\n%s", err, out)
 		}
-		if precious() {
+		if precious(t) {
 			t.Error("the ConfigMap is still there after the writer's reset")
 		}
 		if out, err := post(writer, "/v1/import", `{"namespaces":[{"metadata":{"name":"imported"}}]}`); err != nil {
