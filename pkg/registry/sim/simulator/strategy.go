@@ -67,8 +67,15 @@ func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList 
 }
 
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	s := obj.(*sim.Simulator)
-	return append(validation.ValidateSimulatorUpdate(s, old.(*sim.Simulator)), validatePodTemplate(s)...)
+	s, oldSim := obj.(*sim.Simulator), old.(*sim.Simulator)
+	errs := validation.ValidateSimulatorUpdate(s, oldSim)
+	// Only a changed template: one stored before these rules must not block
+	// the updates that leave it alone (the reconciler's, the finalizer's
+	// removal, without which the simulator and its namespace never go).
+	if !apiequality.Semantic.DeepEqual(s.Spec.PodTemplate, oldSim.Spec.PodTemplate) {
+		errs = append(errs, validatePodTemplate(s)...)
+	}
+	return errs
 }
 
 // validatePodTemplate refuses templates that replace the server's part of

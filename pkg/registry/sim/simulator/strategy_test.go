@@ -1,0 +1,36 @@
+package simulator
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+)
+
+func TestValidateUpdatePodTemplate(t *testing.T) {
+	withArgs := func(args ...string) *sim.Simulator {
+		s := &sim.Simulator{Spec: sim.SimulatorSpec{KubeAPIServerPort: 6443, SimulatorServerPort: 1212, Image: "simulator"}}
+		s.Name, s.Namespace, s.ResourceVersion = "s", "ns", "1"
+		s.Spec.PodTemplate = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: backing.SimulatorContainer, Args: args}}}}
+		return s
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new *sim.Simulator
+		wantErrs int
+	}{
+		{"a stored forbidden template left alone", withArgs("--etcd-prefix=/other"), withArgs("--etcd-prefix=/other"), 0},
+		{"a forbidden template set", withArgs(), withArgs("--etcd-prefix=/other"), 1},
+		{"a forbidden template changed", withArgs("--etcd-prefix=/other"), withArgs("--etcd-prefix=/another"), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.new.Finalizers = []string{"changed"}
+			if errs := (strategy{}).ValidateUpdate(context.Background(), tc.new, tc.old); len(errs) != tc.wantErrs {
+				t.Errorf("got %d errors, want %d: %v", len(errs), tc.wantErrs, errs)
+			}
+		})
+	}
+}
