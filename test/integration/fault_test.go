@@ -147,7 +147,6 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 	if err := host.RestartSimAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
-	none := map[string]int{"Pod": 0, "Service": 0, "Secret": 0, "NetworkPolicy": 0, "ServiceAccount": 0, "Role": 0, "RoleBinding": 0}
 	var left []string
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*leaseBound, true, func(ctx context.Context) (bool, error) {
 		left = nil
@@ -161,7 +160,7 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 			}
 		}
 		for _, name := range names {
-			if got := hostObjectCounts(ctx, t, ns, name); !framework.SameCounts(got, none) {
+			if got := hostObjectCounts(ctx, t, ns, name); len(got) > 0 {
 				left = append(left, fmt.Sprintf("%s: %v", name, got))
 			}
 		}
