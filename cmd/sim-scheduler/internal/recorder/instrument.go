@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -198,6 +199,12 @@ func (r *Recorder) scheduled(a *Attempt, state fwk.CycleState, res scheduler.Sch
 	}
 	a.SelectedNode = res.SuggestedHost
 	a.EvaluatedNodes, a.FeasibleNodes = res.EvaluatedNodes, res.FeasibleNodes
+	// The scheduler keeps its score list, extenders' scores appended, as
+	// OpportunisticBatching's heap of hints, which the next cycles reorder
+	// in place while this attempt may still be binding: copy it now, the
+	// last moment it is this attempt's. Only the elements move; their
+	// score slices are never written again.
+	a.scored = slices.Clone(a.scored)
 	if skip := state.GetSkipFilterPlugins(); len(skip) > 0 {
 		for k, p := range a.plugins.Filter {
 			if k < maxSkippable && skip.Has(p) {
@@ -288,8 +295,8 @@ func (f *recordingFramework) RunFilterPluginsWithNominatedPods(ctx context.Conte
 func (f *recordingFramework) RunScorePlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]fwk.NodePluginScores, *fwk.Status) {
 	scores, s := f.Framework.RunScorePlugins(ctx, state, pod, nodes)
 	if a := attemptFrom(state); a != nil && s.IsSuccess() {
-		// The scheduler adds the extenders' scores to this list and
-		// reads it; it is copied when the attempt finishes.
+		// The scheduler adds the extenders' scores to this list, then
+		// keeps it: scheduled copies it.
 		a.setScores(scores)
 	}
 	return scores, s
