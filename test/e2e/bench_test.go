@@ -386,7 +386,7 @@ func reportPodRSS(b *testing.B, state string, pod *corev1.Pod) {
 			b.Fatalf("container %s: %v", cs.Name, err)
 		}
 		for _, pid := range pids {
-			_, rss, err := processRSS(pid)
+			rss, err := framework.ProcessRSS(pid)
 			if err != nil {
 				continue // exited meanwhile
 			}

@@ -264,7 +264,7 @@ func logSimAPIServerRSS(t testing.TB, when string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rss, err := processRSS(pid)
+	rss, err := framework.ProcessRSS(pid)
 	if err != nil {
 		t.Fatal(err)
 	}

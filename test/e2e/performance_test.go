@@ -110,21 +110,10 @@ func logPodMemory(t testing.TB, pod *corev1.Pod) {
 
 // processRSS returns a process's name and resident set size in bytes.
 func processRSS(pid int) (string, int64, error) {
-	status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	rss, err := framework.ProcessRSS(pid)
 	if err != nil {
 		return "", 0, err
 	}
-	var name string
-	var rss int64
-	for _, line := range strings.Split(string(status), "\n") {
-		key, value, _ := strings.Cut(line, ":")
-		switch key {
-		case "Name":
-			name = strings.TrimSpace(value)
-		case "VmRSS":
-			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
-			rss = kib << 10
-		}
-	}
-	return name, rss, nil
+	comm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm"))
+	return strings.TrimSpace(string(comm)), rss, err
 }

@@ -4,17 +4,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // Benchmarks (DESIGN §8) measure side by side in one run and report
@@ -79,11 +77,15 @@ func BenchmarkListSimulators(b *testing.B) {
 	}
 	url := c.Config.Host + "/apis/sim.x-k8s.io/v1alpha1/simulators"
 	timed(b, func() error { return get(client, url, kubectlTable) })
-	if rss, err := processRSS("sim-apiserver", c.Dir); err == nil {
-		b.ReportMetric(float64(rss)/(1<<20), "sim-apiserver-rss-MiB")
-	} else {
-		b.Logf("RSS of sim-apiserver: %v", err)
+	pid, err := c.ProcessPID("sim-apiserver")
+	if err != nil {
+		b.Fatal(err)
 	}
+	rss, err := framework.ProcessRSS(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(rss)/(1<<20), "sim-apiserver-rss-MiB")
 }
 
 func restClient(tb testing.TB, kubeconfig string) *rest.Config {
@@ -93,34 +95,4 @@ func restClient(tb testing.TB, kubeconfig string) *rest.Config {
 		tb.Fatal(err)
 	}
 	return cfg
-}
-
-// processRSS finds the process running binary whose command line names dir
-// and returns its resident set size in bytes.
-func processRSS(binary, dir string) (int64, error) {
-	procs, err := filepath.Glob("/proc/[0-9]*/cmdline")
-	if err != nil {
-		return 0, err
-	}
-	for _, p := range procs {
-		cmdline, err := os.ReadFile(p)
-		if err != nil || !strings.Contains(string(cmdline), dir) {
-			continue
-		}
-		args := strings.Split(string(cmdline), "\x00")
-		if filepath.Base(args[0]) != binary {
-			continue
-		}
-		status, err := os.ReadFile(filepath.Join(filepath.Dir(p), "status"))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(status), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-				kb, err := strconv.ParseInt(f[1], 10, 64)
-				return kb * 1024, err
-			}
-		}
-	}
-	return 0, fmt.Errorf("no %s process of %s", binary, dir)
 }

@@ -20,6 +20,8 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/controlplane"
+
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // clockTicks is the unit of utime and stime in /proc/PID/stat (USER_HZ).
@@ -80,7 +82,11 @@ func BenchmarkIdleNodes(b *testing.B) {
 		cores := float64(cpuTicks(b, pids)-cpuBefore) / clockTicks / idle.Seconds()
 		var rss int64
 		for _, pid := range pids {
-			rss += statusKB(b, pid, "VmRSS:") * 1024
+			r, err := framework.ProcessRSS(pid)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rss += r
 		}
 		nodes := poolNodes(b.Context(), b, inner, "idle")
 		notReady := 0
@@ -160,20 +166,4 @@ func cpuTicks(tb testing.TB, pids []int) int64 {
 		total += utime + stime
 	}
 	return total
-}
-
-// statusKB reads a kB field of /proc/PID/status.
-func statusKB(tb testing.TB, pid int, field string) int64 {
-	tb.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		tb.Fatalf("process %d: %v", pid, err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb
-		}
-	}
-	return 0
 }

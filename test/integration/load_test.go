@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // The load of issue 13: many long watches through simulators/proxy while
@@ -352,6 +354,8 @@ func simAPIServerFigures(t testing.TB) figures {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.rss = statusKB(t, pid, "VmRSS:") << 10
+	if f.rss, err = framework.ProcessRSS(pid); err != nil {
+		t.Fatal(err)
+	}
 	return f
 }
