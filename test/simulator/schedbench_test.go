@@ -52,7 +52,10 @@ import (
 // rate limit does not hide the scheduler's own cost. The rate is (pods-1)
 // over the time from the first binding to the last. SIM_SCHEDULER_BENCH_ARGS
 // adds flags to sim-scheduler (e.g. --results-workers=0 to leave the
-// publishing out).
+// publishing out); SIM_SCHEDULERS_BENCH_ARGS adds flags to both (e.g.
+// --feature-gates=OpportunisticBatching=false, so that every Pod of this
+// benchmark's identical ones goes through a full filter and score cycle
+// instead of a hint from the previous one).
 func BenchmarkSchedulingThroughput(b *testing.B) {
 	const nodes, pods = 5000, 1000
 	bins := binDir(b)
@@ -92,9 +95,10 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		deletePods(b, c, name)
 		return rate, rss
 	}
-	stock := func() (float64, int) { return run("stock", stockBin) }
+	both := strings.Fields(os.Getenv("SIM_SCHEDULERS_BENCH_ARGS"))
+	stock := func() (float64, int) { return run("stock", stockBin, both...) }
 	// sim-scheduler publishes its results as in the simulator.
-	simArgs := append([]string{"--results-dir=" + filepath.Join(b.TempDir(), "results")}, strings.Fields(os.Getenv("SIM_SCHEDULER_BENCH_ARGS"))...)
+	simArgs := append(append([]string{"--results-dir=" + filepath.Join(b.TempDir(), "results")}, both...), strings.Fields(os.Getenv("SIM_SCHEDULER_BENCH_ARGS"))...)
 	simulated := func() (float64, int) { return run("sim", filepath.Join(bins, "sim-scheduler"), simArgs...) }
 
 	// Each iteration runs both, in alternating order, so that a machine
