@@ -20,14 +20,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/controller/worker"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
 	siminformers "sigs.k8s.io/simulator-apiserver/pkg/generated/informers/externalversions/sim/v1alpha1"
 	simlisters "sigs.k8s.io/simulator-apiserver/pkg/generated/listers/sim/v1alpha1"
@@ -57,7 +56,7 @@ type Controller struct {
 	synced      []cache.InformerSynced
 	clusters    *clusters
 	recorder    record.EventRecorder
-	queue       workqueue.TypedRateLimitingInterface[string]
+	queue       worker.Queue
 	parallelism int
 
 	mu        sync.Mutex
@@ -89,8 +88,7 @@ func New(sims simclientset.Interface, poolInformer siminformers.NodePoolInformer
 		recorder:    recorder,
 		parallelism: DefaultParallelism,
 		templates:   map[types.UID]*compiled{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "nodepool"}),
+		queue:       worker.NewQueue("nodepool"),
 	}
 	// Node events come by the thousand while a pool grows (kwok makes each
 	// Node Ready): gathering them keeps the reconciler from re-reading the
@@ -148,41 +146,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
 	defer c.clusters.stop()
-	logger := klog.FromContext(ctx)
-	logger.Info("Starting the nodepool reconciler")
-	if !cache.WaitForNamedCacheSync("nodepool", ctx.Done(), c.synced...) {
-		return
-	}
-	for range workers {
-		go wait.UntilWithContext(ctx, c.worker, time.Second)
-	}
-	<-ctx.Done()
-	logger.Info("Stopping the nodepool reconciler")
-}
-
-func (c *Controller) worker(ctx context.Context) {
-	for c.next(ctx) {
-	}
-}
-
-func (c *Controller) next(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	requeue, err := c.sync(ctx, key)
-	switch {
-	case err != nil:
-		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling nodepool", "nodepool", key)
-		c.queue.AddRateLimited(key)
-	case requeue > 0:
-		c.queue.Forget(key)
-		c.queue.AddAfter(key, requeue)
-	default:
-		c.queue.Forget(key)
-	}
-	return true
+	worker.Run(ctx, "nodepool", c.queue, workers, c.sync, c.synced...)
 }
 
 // sync converges one pool. It is idempotent and safe after a crash at any

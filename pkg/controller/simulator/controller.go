@@ -21,18 +21,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	"sigs.k8s.io/simulator-apiserver/pkg/controller/worker"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
 	siminformers "sigs.k8s.io/simulator-apiserver/pkg/generated/informers/externalversions/sim/v1alpha1"
 	simlisters "sigs.k8s.io/simulator-apiserver/pkg/generated/listers/sim/v1alpha1"
@@ -64,7 +63,7 @@ type Controller struct {
 	// serverNamespace is sim-apiserver's own, which the NetworkPolicies admit.
 	serverNamespace string
 	purgeEtcd       EtcdPurger
-	queue           workqueue.TypedRateLimitingInterface[string]
+	queue           worker.Queue
 	retryAfter      time.Duration
 }
 
@@ -89,8 +88,7 @@ func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminf
 		serverNamespace: serverNamespace,
 		purgeEtcd:       purgeEtcd,
 		retryAfter:      time.Second,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "simulator"}),
+		queue:           worker.NewQueue("simulator"),
 	}
 	if _, err := simInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueSimulator,
@@ -128,8 +126,6 @@ func (c *Controller) enqueueOwner(obj interface{}) {
 func (c *Controller) Run(ctx context.Context, workers int) {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
-	logger := klog.FromContext(ctx)
-	logger.Info("Starting the simulator reconciler")
 	// Any change to a host object of a simulator (a lost Pod, a Pod turning
 	// ready, an object whose simulator is gone) brings its simulator back
 	// here. The host cache outlives this reconciler (a lost lease ends its
@@ -151,39 +147,17 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 			}
 		}()
 	}
-	if !cache.WaitForNamedCacheSync("simulator", ctx.Done(), c.simSynced, c.hostCache.HasSynced) {
-		return
-	}
-	for range workers {
-		go wait.UntilWithContext(ctx, c.worker, time.Second)
-	}
-	<-ctx.Done()
-	logger.Info("Stopping the simulator reconciler")
+	worker.Run(ctx, "simulator", c.queue, workers, c.syncKey, c.simSynced, c.hostCache.HasSynced)
 }
 
-func (c *Controller) worker(ctx context.Context) {
-	for c.next(ctx) {
-	}
-}
-
-func (c *Controller) next(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
+// syncKey is sync for the workers: a simulator to look at again comes back
+// after retryAfter.
+func (c *Controller) syncKey(ctx context.Context, key string) (time.Duration, error) {
 	requeue, err := c.sync(ctx, key)
-	switch {
-	case err != nil:
-		utilruntime.HandleErrorWithContext(ctx, err, "Reconciling simulator", "simulator", key)
-		c.queue.AddRateLimited(key)
-	case requeue:
-		c.queue.Forget(key)
-		c.queue.AddAfter(key, c.retryAfter)
-	default:
-		c.queue.Forget(key)
+	if requeue {
+		return c.retryAfter, err
 	}
-	return true
+	return 0, err
 }
 
 // sync converges one simulator. It is idempotent: any step may have been
