@@ -50,7 +50,9 @@ bench() {
 bench -bench NodesToReady -benchtime 1x -timeout 40m "$@" ./test/integration/
 bench -bench ListSimulators -benchtime 300x -timeout 20m "$@" ./test/integration/
 if [[ "${sched}" == 1 ]]; then
-  bench -bench SchedulingThroughput -benchtime 1x -timeout 30m "$@" ./test/simulator/
+  # Three rounds (~2 minutes each): one round's ratio moved from 0.5x to
+  # 1.7x between runs on a busy machine; the median of three moves less.
+  bench -bench SchedulingThroughput -benchtime 3x -timeout 40m "$@" ./test/simulator/
 fi
 bench -bench . -benchtime "${rounds}x" -timeout 60m "$@" ./test/e2e/
 {
@@ -58,7 +60,7 @@ bench -bench . -benchtime "${rounds}x" -timeout 60m "$@" ./test/e2e/
   echo
   echo "- When: ${started} to $(date -u '+%H:%M UTC'), at $(git describe --always --dirty 2>/dev/null)"
   echo "- Machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB RAM; load average ${load_before} at the start, $(load) at the end"
-  echo "- Command: \`${BENCH_QUICK:+BENCH_QUICK=1 }hack/bench.sh${*:+ $*}\` (rounds of each comparison: ${rounds}; raw output in raw.txt)"
+  echo "- Command: \`${BENCH_QUICK:+BENCH_QUICK=1 }hack/bench.sh${*:+ $*}\` (rounds of each comparison: ${rounds}, scheduling $((sched * 3)); raw output in raw.txt)"
   if [[ "${#failed[@]}" -gt 0 ]]; then
     echo "- **Failed**: ${failed[*]} (see raw.txt); their figures are missing"
   fi
