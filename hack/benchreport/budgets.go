@@ -15,8 +15,11 @@ var descriptions = map[string]string{
 	"BenchmarkNodesToReady": "5,000 Nodes to Ready, each contender against a fresh simulator: a NodePool, " +
 		"a raw 32-worker protobuf create loop, `kwokctl scale node --replicas 5000`.",
 	"BenchmarkSchedulingThroughput": "1,000 Pods on 5,000 Nodes: sim-scheduler (records every plugin's results) vs the stock kube-scheduler.",
-	"BenchmarkSimulatorPod": "Simulators created one after the other: create → Available; then the last one's Pod's RSS " +
-		"per program, idle and with 5,000 Ready Nodes.",
+	"BenchmarkSimulatorPod": "Simulators created one after the other: create → Available; then the last one's Pod's memory, " +
+		"idle (beside two more simulators, after a minute) and with 5,000 Ready Nodes: RSS and its anonymous part per program; " +
+		"RSS, anonymous, file-backed (the binaries' page cache, shared by every simulator Pod of the node) and private in all; " +
+		"the working set of its containers as the kubelet and `kubectl top` report it, and their cgroups' anonymous and page cache charges. " +
+		"second-pod-* and third-pod-*: the working set and private memory of the two more, what each further simulator adds to a node.",
 	"BenchmarkListSimulators": "100 simulators: listing them in all namespaces as `kubectl get simulators -A` does (Table), " +
 		"and sim-apiserver's RSS.",
 }
@@ -40,6 +43,7 @@ var budgets = []budget{
 	{"NodePool ≥ 4× the rate of kwokctl scale node", "BenchmarkNodesToReady", "nodes/s", "nodepool", "kwokctl", false, 4},
 	{"simulator create → Available ≤ 3 s (median)", "BenchmarkSimulatorPod", "create-to-available-median-s", "", "", true, 3},
 	{"simulator Pod RSS idle ≤ 300 MiB", "BenchmarkSimulatorPod", "rss-total-MiB", "idle", "", true, 300},
+	{"simulator Pod working set idle (as `kubectl top`) ≤ 300 MiB", "BenchmarkSimulatorPod", "working-set-MiB", "idle", "", true, 300},
 	{"scheduling with per-plugin results ≥ 0.8× the stock kube-scheduler's pods/s", "BenchmarkSchedulingThroughput", "pods/s", "sim-scheduler", "stock", false, 0.8},
 	{"100 simulators: list p50 ≤ 50 ms", "BenchmarkListSimulators", "p50-ms", "", "", true, 50},
 	{"100 simulators: sim-apiserver RSS ≤ 150 MiB", "BenchmarkListSimulators", "sim-apiserver-rss-MiB", "", "", true, 150},

@@ -15,6 +15,7 @@ BenchmarkProxyGet-2         	     5	   1000000 ns/op	         1.00 direct:p50-ms
 BenchmarkNodesToReady-2         	     1	   1000000 ns/op	         4000 kwokctl:nodes/s	         20000 nodepool:nodes/s	         16000 raw:nodes/s
 BenchmarkListSimulators-2 log line
 BenchmarkListSimulators-2            	     100	    500000 ns/op	        40.0 p50-ms	 120 sim-apiserver-rss-MiB
+BenchmarkSimulatorPod-2   	     5	   1000000 ns/op	         2.50 create-to-available-median-s	       510 idle:rss-total-MiB	       240 idle:working-set-MiB	       230 second-pod-working-set-MiB
 BenchmarkOld-2            	     100	    500000 ns/op
 PASS
 `
@@ -44,6 +45,10 @@ BenchmarkNodesToReady/kwokctl÷raw 0.25 ×nodes/s
 BenchmarkNodesToReady/kwokctl÷nodepool 0.20 ×nodes/s
 BenchmarkListSimulators 40.0 p50-ms
 BenchmarkListSimulators 120 sim-apiserver-rss-MiB
+BenchmarkSimulatorPod 2.5 create-to-available-median-s
+BenchmarkSimulatorPod 230 second-pod-working-set-MiB
+BenchmarkSimulatorPod/idle 510 rss-total-MiB
+BenchmarkSimulatorPod/idle 240 working-set-MiB
 BenchmarkOld 500000 ns/op
 `
 	if diff := cmp.Diff(want, stdout.String()); diff != "" {
@@ -56,6 +61,9 @@ BenchmarkOld 500000 ns/op
 	for _, s := range []string{
 		"| proxy, small GET p50 ≤ 1.0× the host's services/proxy | 0.75× | yes |",
 		"| 100 simulators: list p50 ≤ 50 ms | 40.0 p50-ms | yes |",
+		"| simulator Pod RSS idle ≤ 300 MiB | 510 rss-total-MiB | **no** |",
+		"| simulator Pod working set idle (as `kubectl top`) ≤ 300 MiB | 240 working-set-MiB | yes |",
+		"| second-pod-working-set-MiB | 230 |  |",
 		"| 100 simulators: sim-apiserver RSS ≤ 150 MiB | 120 sim-apiserver-rss-MiB | yes |",
 		"| NodePool ≥ 4× the rate of kwokctl scale node | 5.00× | yes |",
 		"| NodePool, 5,000 Nodes to Ready ≥ 0.9× the rate of a raw 32-worker loop | 1.25× | yes |",

@@ -333,8 +333,12 @@ func createPool(b *testing.B, ns, simulator, pool string, n int) {
 }
 
 // BenchmarkSimulatorPod: create → Available of simulators made one after
-// the other (one per iteration: the median, min and max), then the RSS of
-// the last one's Pod per process, idle and once it holds 5,000 Ready Nodes.
+// the other (one per iteration: the median, min and max); then the memory
+// of the last one's Pod once it and two more simulators have idled
+// SIM_BENCH_IDLE (default 60s), and once it holds 5,000 Ready Nodes. The
+// two more say what each further simulator on a node costs: the page cache
+// of the image's binaries (most of an idle Pod's RSS) is shared by every
+// Pod that maps it and charged once.
 func BenchmarkSimulatorPod(b *testing.B) {
 	c := hostCluster(b)
 	ns := newNamespace(b, "bench-pod-")
@@ -368,25 +372,58 @@ func BenchmarkSimulatorPod(b *testing.B) {
 	b.ReportMetric(times[0].Seconds(), "create-to-available-min-s")
 	b.ReportMetric(times[len(times)-1].Seconds(), "create-to-available-max-s")
 
-	reportPodRSS(b, "idle", simulatorPod(b, last))
+	more := []string{"second", "third"}
+	for _, name := range more {
+		if _, err := client.Create(b.Context(), &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var morePods []*corev1.Pod
+	for _, name := range more {
+		morePods = append(morePods, simulatorPod(b, waitAvailable(b, ns, name)))
+	}
+	time.Sleep(framework.BenchIdle(b, time.Minute)) // the state measured: idle
+	reportPodMemory(b, "idle", podMemory(b, simulatorPod(b, last)))
+	for i, pod := range morePods {
+		m := podMemory(b, pod)
+		b.ReportMetric(mib(m.cgroup.WorkingSet), more[i]+"-pod-working-set-MiB")
+		b.ReportMetric(mib(m.total.Private), more[i]+"-pod-private-MiB")
+	}
+	for _, name := range more {
+		if err := client.Delete(b.Context(), name, metav1.DeleteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+
 	n := benchNodes(b)
 	createPool(b, ns, last.Name, "rss", n)
-	reportPodRSS(b, fmt.Sprintf("%d-nodes", n), simulatorPod(b, last))
+	reportPodMemory(b, fmt.Sprintf("%d-nodes", n), podMemory(b, simulatorPod(b, last)))
 }
 
-// reportPodRSS reports the RSS of each program running in the Pod's
-// containers and their total, as figures of contender state.
-func reportPodRSS(b *testing.B, state string, pod *corev1.Pod) {
+// podMem is what a Pod's processes have resident, per program (the base
+// name of argv[0]) and in all, and what its containers' cgroups are
+// charged for, in all.
+type podMem struct {
+	byProgram map[string]framework.Memory
+	total     framework.Memory
+	cgroup    framework.CgroupMemory
+}
+
+func podMemory(b *testing.B, pod *corev1.Pod) podMem {
 	b.Helper()
-	byProgram := map[string]int64{}
-	var total int64
+	m := podMem{byProgram: map[string]framework.Memory{}}
 	for _, cs := range pod.Status.ContainerStatuses {
+		cg, err := framework.ContainerMemory(cs.ContainerID)
+		if err != nil {
+			b.Fatalf("container %s: %v", cs.Name, err)
+		}
+		m.cgroup = m.cgroup.Add(cg)
 		pids, err := framework.ContainerPIDs(cs.ContainerID)
 		if err != nil {
 			b.Fatalf("container %s: %v", cs.Name, err)
 		}
 		for _, pid := range pids {
-			rss, err := framework.ProcessRSS(pid)
+			pm, err := framework.ProcessMemory(pid)
 			if err != nil {
 				continue // exited meanwhile
 			}
@@ -395,15 +432,34 @@ func reportPodRSS(b *testing.B, state string, pod *corev1.Pod) {
 				continue
 			}
 			program := filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])
-			byProgram[program] += rss
-			total += rss
+			m.byProgram[program] = m.byProgram[program].Add(pm)
+			m.total = m.total.Add(pm)
 		}
 	}
-	if total == 0 {
+	if m.total.RSS == 0 {
 		b.Fatalf("no process found in the containers of Pod %s", pod.Name)
 	}
-	for _, program := range slices.Sorted(maps.Keys(byProgram)) {
-		framework.ReportContender(b, state, float64(byProgram[program])/(1<<20), "rss-"+program+"-MiB")
+	return m
+}
+
+func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }
+
+// reportPodMemory reports a Pod's memory as figures of contender state: the
+// RSS and its anonymous part per program; RSS, anonymous, file-backed and
+// private (no other process maps it) in all; and, as the kubelet sees
+// it, its containers' working set and their cgroups' anonymous and page
+// cache charges.
+func reportPodMemory(b *testing.B, state string, m podMem) {
+	b.Helper()
+	for _, program := range slices.Sorted(maps.Keys(m.byProgram)) {
+		framework.ReportContender(b, state, mib(m.byProgram[program].RSS), "rss-"+program+"-MiB")
+		framework.ReportContender(b, state, mib(m.byProgram[program].Anon), "anon-"+program+"-MiB")
 	}
-	framework.ReportContender(b, state, float64(total)/(1<<20), "rss-total-MiB")
+	framework.ReportContender(b, state, mib(m.total.RSS), "rss-total-MiB")
+	framework.ReportContender(b, state, mib(m.total.Anon), "anon-total-MiB")
+	framework.ReportContender(b, state, mib(m.total.File), "file-total-MiB")
+	framework.ReportContender(b, state, mib(m.total.Private), "private-total-MiB")
+	framework.ReportContender(b, state, mib(m.cgroup.WorkingSet), "working-set-MiB")
+	framework.ReportContender(b, state, mib(m.cgroup.Anon), "cgroup-anon-MiB")
+	framework.ReportContender(b, state, mib(m.cgroup.File), "cgroup-file-MiB")
 }

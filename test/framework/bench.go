@@ -160,3 +160,18 @@ func WriteSeries(tb testing.TB, name, title, xLabel, yLabel string, series []Ser
 		tb.Errorf("writing the series of %s: %v", name, err)
 	}
 }
+
+// BenchIdle is how long a benchmark lets what it measures idle before
+// reading its memory: SIM_BENCH_IDLE if set, else def.
+func BenchIdle(b *testing.B, def time.Duration) time.Duration {
+	b.Helper()
+	v := os.Getenv("SIM_BENCH_IDLE")
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		b.Fatalf("SIM_BENCH_IDLE=%q: %v", v, err)
+	}
+	return d
+}

@@ -64,3 +64,6 @@ func (s *MachineState) Diff(*MachineState) string { return "" }
 
 // ContainerMemoryLimit needs Linux.
 func ContainerMemoryLimit(string) (int64, error) { return 0, errNodeNeedsLinux }
+
+// ContainerMemory needs Linux.
+func ContainerMemory(string) (CgroupMemory, error) { return CgroupMemory{}, errNodeNeedsLinux }

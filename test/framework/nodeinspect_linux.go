@@ -73,3 +73,48 @@ func ContainerPIDs(containerID string) ([]int, error) {
 	}
 	return cgroupProcs(dir), nil
 }
+
+// ContainerMemory returns the memory a container of the node is charged
+// for, from its memory cgroup (v1 or v2), given its ID as a Pod's status
+// reports it.
+func ContainerMemory(containerID string) (CgroupMemory, error) {
+	dir, err := containerCgroup(containerID, "memory")
+	if err != nil {
+		return CgroupMemory{}, err
+	}
+	// v2 names, then v1's (total_: the cgroup and its children).
+	usageFile, anon, file, inactiveFile := "memory.current", "anon", "file", "inactive_file"
+	if _, err := os.Stat(filepath.Join(dir, usageFile)); err != nil {
+		usageFile, anon, file, inactiveFile = "memory.usage_in_bytes", "total_rss", "total_cache", "total_inactive_file"
+	}
+	var m CgroupMemory
+	data, err := os.ReadFile(filepath.Join(dir, usageFile))
+	if err != nil {
+		return m, err
+	}
+	if m.Usage, err = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64); err != nil {
+		return m, fmt.Errorf("%s: %w", filepath.Join(dir, usageFile), err)
+	}
+	if data, err = os.ReadFile(filepath.Join(dir, "memory.stat")); err != nil {
+		return m, err
+	}
+	var inactive int64
+	into := map[string]*int64{anon: &m.Anon, file: &m.File, inactiveFile: &inactive}
+	found := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		key, value, ok := strings.Cut(line, " ")
+		if p := into[key]; ok && p != nil {
+			if *p, err = strconv.ParseInt(value, 10, 64); err != nil {
+				return m, fmt.Errorf("%s/memory.stat: %q: %w", dir, line, err)
+			}
+			found++
+		}
+	}
+	if found != len(into) {
+		return m, fmt.Errorf("%s/memory.stat lacks %s, %s or %s", dir, anon, file, inactiveFile)
+	}
+	// As the kubelet (cAdvisor) computes it: inactive file pages are the
+	// first the kernel reclaims.
+	m.WorkingSet = max(m.Usage-inactive, 0)
+	return m, nil
+}

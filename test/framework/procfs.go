@@ -18,7 +18,9 @@ package framework
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,15 +28,68 @@ import (
 // ProcessRSS returns the resident set size of process pid in bytes: VmRSS
 // of /proc/PID/status.
 func ProcessRSS(pid int) (int64, error) {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	var rss int64
+	err := procKiB(pid, "status", map[string]*int64{"VmRSS:": &rss})
+	return rss, err
+}
+
+// Memory is what a process has resident, in bytes.
+type Memory struct {
+	RSS int64 // VmRSS: Anon + File + Shmem
+	// Anon is the process's own memory (heap, stacks): what another
+	// process of the same binary does not share.
+	Anon int64
+	// File is pages of mapped files, chiefly the binary's: page cache,
+	// shared by every process that maps the same file, on any Pod of the
+	// node, and charged once.
+	File int64
+	// Private is the pages no other process maps (USS): what ending the
+	// process would give back.
+	Private int64
+}
+
+// Add returns the sum of m and o.
+func (m Memory) Add(o Memory) Memory {
+	return Memory{RSS: m.RSS + o.RSS, Anon: m.Anon + o.Anon, File: m.File + o.File, Private: m.Private + o.Private}
+}
+
+// ProcessMemory returns what process pid has resident, from
+// /proc/PID/status and /proc/PID/smaps_rollup.
+func ProcessMemory(pid int) (Memory, error) {
+	var m Memory
+	if err := procKiB(pid, "status", map[string]*int64{"VmRSS:": &m.RSS, "RssAnon:": &m.Anon, "RssFile:": &m.File}); err != nil {
+		return m, err
+	}
+	var clean, dirty int64
+	if err := procKiB(pid, "smaps_rollup", map[string]*int64{"Private_Clean:": &clean, "Private_Dirty:": &dirty}); err != nil {
+		return m, err
+	}
+	m.Private = clean + dirty
+	return m, nil
+}
+
+// procKiB reads the "Name: N kB" lines of /proc/PID/FILE named in into,
+// as bytes; each must be there.
+func procKiB(pid int, file string, into map[string]*int64) error {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
 	if err != nil {
-		return 0, err
+		return err
 	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kib, err := strconv.ParseInt(f[1], 10, 64)
-			return kib << 10, err
+	found := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || into[f[0]] == nil {
+			continue
 		}
+		kib, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return fmt.Errorf("/proc/%d/%s: %q: %w", pid, file, line, err)
+		}
+		*into[f[0]] = kib << 10
+		found++
 	}
-	return 0, fmt.Errorf("process %d has no VmRSS", pid)
+	if found != len(into) {
+		return fmt.Errorf("/proc/%d/%s lacks some of %v", pid, file, slices.Collect(maps.Keys(into)))
+	}
+	return nil
 }

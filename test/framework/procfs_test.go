@@ -18,6 +18,7 @@ package framework
 
 import (
 	"os"
+	"runtime"
 	"testing"
 )
 
@@ -28,5 +29,24 @@ func TestProcessRSS(t *testing.T) {
 	}
 	if _, err := ProcessRSS(-1); err == nil {
 		t.Error("ProcessRSS of no process: no error")
+	}
+}
+
+func TestProcessMemory(t *testing.T) {
+	// 16 MiB written by this process: anonymous, and private to it.
+	held := make([]byte, 16<<20)
+	for i := range held {
+		held[i] = 1
+	}
+	m, err := ProcessMemory(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Anon < int64(len(held)) || m.Private < int64(len(held)) || m.File <= 0 || m.RSS < m.Anon+m.File {
+		t.Errorf("ProcessMemory of this process after writing %d bytes = %+v: want Anon and Private above that, File above 0, RSS at least Anon+File", len(held), m)
+	}
+	runtime.KeepAlive(held)
+	if _, err := ProcessMemory(-1); err == nil {
+		t.Error("ProcessMemory of no process: no error")
 	}
 }

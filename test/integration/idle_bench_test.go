@@ -35,13 +35,7 @@ const clockTicks = 100
 // Run it once: go test -p 1 -run '^$' -bench IdleNodes -benchtime 1x -timeout 30m ./test/integration/
 func BenchmarkIdleNodes(b *testing.B) {
 	n := benchNodes(b)
-	idle := 10 * time.Minute
-	if v := os.Getenv("SIM_BENCH_IDLE"); v != "" {
-		var err error
-		if idle, err = time.ParseDuration(v); err != nil {
-			b.Fatalf("SIM_BENCH_IDLE=%q: %v", v, err)
-		}
-	}
+	idle := framework.BenchIdle(b, 10*time.Minute)
 	ns := createNamespace(b, "bench-idle")
 	for i := range b.N {
 		name := fmt.Sprintf("idle-%d", i)

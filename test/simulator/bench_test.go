@@ -19,37 +19,34 @@ package simulator_test
 import (
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // BenchmarkStartToReady measures what a simulator Pod's processes cost
 // without a node: how long cmd/simulator takes from its start to /readyz 200,
-// and, once it has idled SIM_BENCH_IDLE (default 60s), the RSS of each of its
-// processes and of an etcd of its own run with the etcd container's flags
-// (backing.EtcdTuning), as in the Pod:
+// and, once it has idled SIM_BENCH_IDLE (default 60s), the memory of each of
+// its processes and of an etcd of its own run with the etcd container's
+// flags (backing.EtcdTuning), as in the Pod:
 //
 //	go test ./test/simulator -run XXX -bench StartToReady -benchtime 5x -timeout 30m
 //
-// It reports the median time to ready, and the median RSS of each program
-// (rss-PROGRAM-MiB) and of all of them (rss-total-MiB).
+// It reports the median time to ready, and the median RSS and its
+// anonymous part of each program (rss-PROGRAM-MiB, anon-PROGRAM-MiB) and of
+// all of them (rss-total-MiB, anon-total-MiB, file-total-MiB). The
+// file-backed part is the binaries' pages: page cache, shared by every
+// simulator Pod of a node.
 func BenchmarkStartToReady(b *testing.B) {
 	bins := binDir(b)
 	buildSimulator(b)
-	idle := time.Minute
-	if v := os.Getenv("SIM_BENCH_IDLE"); v != "" {
-		var err error
-		if idle, err = time.ParseDuration(v); err != nil {
-			b.Fatalf("SIM_BENCH_IDLE=%q: %v", v, err)
-		}
-	}
+	idle := framework.BenchIdle(b, time.Minute)
 	var took []time.Duration
-	rssKiB := map[string][]int{}
+	figures := map[string][]float64{}
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
@@ -59,19 +56,21 @@ func BenchmarkStartToReady(b *testing.B) {
 		d := sim.waitReady(b, 2*time.Minute)
 		b.StopTimer()
 		time.Sleep(idle) // the state measured: idle
-		total, byName := treeRSS(b, sim.cmd.Process.Pid)
-		_, _, etcdRSS, err := procStat(etcd.cmd.Process.Pid)
+		total, byName := treeMemory(b, sim.cmd.Process.Pid)
+		etcdMem, err := framework.ProcessMemory(etcd.cmd.Process.Pid)
 		if err != nil {
 			b.Fatalf("etcd: %v", err)
 		}
-		byName["etcd"] += etcdRSS
-		total += etcdRSS
-		byName["total"] = total
+		byName["etcd"] = byName["etcd"].Add(etcdMem)
+		byName["total"] = total.Add(etcdMem)
 		var parts []string
 		for _, name := range slices.Sorted(maps.Keys(byName)) {
-			rssKiB[name] = append(rssKiB[name], byName[name])
-			parts = append(parts, fmt.Sprintf("%s %d", name, byName[name]>>10))
+			m := byName[name]
+			figures["rss-"+name+"-MiB"] = append(figures["rss-"+name+"-MiB"], mib(m.RSS))
+			figures["anon-"+name+"-MiB"] = append(figures["anon-"+name+"-MiB"], mib(m.Anon))
+			parts = append(parts, fmt.Sprintf("%s %d (anon %d)", name, m.RSS>>20, m.Anon>>20))
 		}
+		figures["file-total-MiB"] = append(figures["file-total-MiB"], mib(byName["total"].File))
 		b.Logf("run %d: ready after %v; RSS after %v idle (MiB): %s", i, d.Round(time.Millisecond), idle, strings.Join(parts, ", "))
 		took = append(took, d)
 		sim.stop(b, 30*time.Second)
@@ -84,8 +83,10 @@ func BenchmarkStartToReady(b *testing.B) {
 	b.StopTimer()
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2].Milliseconds()), "ms-to-ready(median)")
-	for name, values := range rssKiB {
+	for unit, values := range figures {
 		slices.Sort(values)
-		b.ReportMetric(float64(values[len(values)/2])/1024, "rss-"+name+"-MiB")
+		b.ReportMetric(values[len(values)/2], unit)
 	}
 }
+
+func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }

@@ -45,6 +45,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // Binaries of `make tools` the simulator runs, and etcd for the test.
@@ -484,61 +485,53 @@ func (s *simulator) anonymousGet(tb testing.TB, path, origin string) (int, http.
 	return resp.StatusCode, resp.Header
 }
 
-// procStat reads state, ppid and RSS (KiB) of a live process.
-func procStat(pid int) (state string, ppid int, rssKiB int, err error) {
+// procStat reads state and ppid of a process.
+func procStat(pid int) (state string, ppid int, err error) {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return "", 0, 0, err
+		return "", 0, err
 	}
 	s := string(stat)
 	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	if len(fields) < 2 {
-		return "", 0, 0, errors.New("short stat")
+		return "", 0, errors.New("short stat")
 	}
 	ppid, _ = strconv.Atoi(fields[1])
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return "", 0, 0, err
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			rssKiB, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-		}
-	}
-	return fields[0], ppid, rssKiB, nil
+	return fields[0], ppid, nil
 }
 
 // alive reports whether pid is a live (not zombie) process.
 func alive(pid int) bool {
-	state, _, _, err := procStat(pid)
+	state, _, err := procStat(pid)
 	return err == nil && state != "Z"
 }
 
-// treeRSS sums the RSS of root and its descendants, by program (the base
-// name of argv[0]: comm is cut at 15 characters).
-func treeRSS(tb testing.TB, root int) (total int, byName map[string]int) {
+// treeMemory sums the memory of root and its descendants, by program (the
+// base name of argv[0]: comm is cut at 15 characters).
+func treeMemory(tb testing.TB, root int) (total framework.Memory, byName map[string]framework.Memory) {
 	tb.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	parent := map[int]int{}
-	rss := map[int]int{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if _, ppid, r, err := procStat(pid); err == nil {
-			parent[pid], rss[pid] = ppid, r
+		if _, ppid, err := procStat(pid); err == nil {
+			parent[pid] = ppid
 		}
 	}
-	byName = map[string]int{}
-	for pid := range rss {
+	byName = map[string]framework.Memory{}
+	for pid := range parent {
 		for p := pid; p != 0; p = parent[p] {
 			if p == root {
-				byName[programName(pid)] += rss[pid]
-				total += rss[pid]
+				if m, err := framework.ProcessMemory(pid); err == nil { // else exited meanwhile
+					byName[programName(pid)] = byName[programName(pid)].Add(m)
+					total = total.Add(m)
+				}
 				break
 			}
 			if _, ok := parent[p]; !ok {

@@ -34,6 +34,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
+
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // BenchmarkSchedulingThroughput measures, in one simulator with 5,000
@@ -80,14 +82,14 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		b.Fatal(err)
 	}
 	// run schedules pods Pods with one scheduler and returns its rate and
-	// RSS once done.
-	run := func(name, bin string, args ...string) (float64, int) {
+	// RSS (bytes) once done.
+	run := func(name, bin string, args ...string) (float64, int64) {
 		createPending(b, c, name, "stock-scheduler", pods)
 		var p *proc
 		rate := measureBinding(b, c, name, pods, func() {
 			p = startProc(b, name+"-scheduler", b.TempDir(), nil, bin, append([]string{"--config=" + cfg, "--secure-port=0"}, args...)...)
 		})
-		_, _, rss, err := procStat(p.cmd.Process.Pid)
+		rss, err := framework.ProcessRSS(p.cmd.Process.Pid)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -96,20 +98,20 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		return rate, rss
 	}
 	both := strings.Fields(os.Getenv("SIM_SCHEDULERS_BENCH_ARGS"))
-	stock := func() (float64, int) { return run("stock", stockBin, both...) }
+	stock := func() (float64, int64) { return run("stock", stockBin, both...) }
 	// sim-scheduler publishes its results as in the simulator.
 	simArgs := append(append([]string{"--results-dir=" + filepath.Join(b.TempDir(), "results")}, both...), strings.Fields(os.Getenv("SIM_SCHEDULER_BENCH_ARGS"))...)
-	simulated := func() (float64, int) { return run("sim", filepath.Join(bins, "sim-scheduler"), simArgs...) }
+	simulated := func() (float64, int64) { return run("sim", filepath.Join(bins, "sim-scheduler"), simArgs...) }
 
 	// Each iteration runs both, in alternating order, so that a machine
 	// getting busier or idler favours neither: the ratio is the median of
 	// the iterations' ratios.
 	var ratios, stockRates, simRates []float64
-	var stockRSS, simRSS int
+	var stockRSS, simRSS int64
 	b.ResetTimer()
 	for i := range b.N {
 		var stockRate, simRate float64
-		var sRSS, mRSS int
+		var sRSS, mRSS int64
 		if i%2 == 0 {
 			stockRate, sRSS = stock()
 			simRate, mRSS = simulated()
@@ -119,15 +121,15 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		}
 		stockRSS, simRSS = max(stockRSS, sRSS), max(simRSS, mRSS)
 		b.Logf("round %d: %d pods on %d nodes: stock kube-scheduler %.1f pods/s (RSS %d MiB), sim-scheduler %.1f pods/s (RSS %d MiB): %.2fx",
-			i+1, pods, nodes, stockRate, sRSS/1024, simRate, mRSS/1024, simRate/stockRate)
+			i+1, pods, nodes, stockRate, sRSS>>20, simRate, mRSS>>20, simRate/stockRate)
 		ratios, stockRates, simRates = append(ratios, simRate/stockRate), append(stockRates, stockRate), append(simRates, simRate)
 	}
 	b.StopTimer()
 	// Contenders as hack/benchreport reads them.
 	b.ReportMetric(median(stockRates), "stock:pods/s")
 	b.ReportMetric(median(simRates), "sim-scheduler:pods/s")
-	b.ReportMetric(float64(stockRSS)/1024, "stock:rss-MiB")
-	b.ReportMetric(float64(simRSS)/1024, "sim-scheduler:rss-MiB")
+	b.ReportMetric(float64(stockRSS)/(1<<20), "stock:rss-MiB")
+	b.ReportMetric(float64(simRSS)/(1<<20), "sim-scheduler:rss-MiB")
 	b.ReportMetric(median(ratios), "ratio")
 }
 

@@ -245,8 +245,12 @@ func TestSimulator(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitPodRunning(t, c, "default", "web", "fake-0")
-		total, byName := treeRSS(t, sim.cmd.Process.Pid)
-		t.Logf("RSS of the simulator process tree with 1 node and 1 pod: %d MiB %v (KiB)", total/1024, byName)
+		total, byName := treeMemory(t, sim.cmd.Process.Pid)
+		rss := map[string]int64{}
+		for name, m := range byName {
+			rss[name] = m.RSS >> 20
+		}
+		t.Logf("RSS of the simulator process tree with 1 node and 1 pod: %d MiB %v (MiB)", total.RSS>>20, rss)
 	})
 
 	// The simulator server is reachable by whatever reaches the Pod: its API
