@@ -54,19 +54,11 @@ func runningSimulator(t testing.TB, ns, name string) *framework.SimulatorProcess
 	return p
 }
 
-func proxyPath(ns, name, rest string) string {
-	return fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators/%s/proxy%s", ns, name, rest)
-}
-
-func kubeconfigPath(ns, name, query string) string {
-	return fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators/%s/kubeconfig%s", ns, name, query)
-}
-
 // fetchKubeconfig gets a simulator's kubeconfig with kubectl get --raw and
 // writes it to a file.
 func fetchKubeconfig(t testing.TB, ns, name, query string) string {
 	t.Helper()
-	out, err := kubectl(t, hostCluster(t).KubeconfigPath, "get", "--raw", kubeconfigPath(ns, name, query))
+	out, err := kubectl(t, hostCluster(t).KubeconfigPath, "get", "--raw", framework.SimulatorPath(ns, name, "kubeconfig", query))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,10 +162,10 @@ func TestAccessRBAC(t *testing.T) {
 	requests := []request{
 		{"get simulator", http.MethodGet, fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators/target", ns)},
 		{"list simulators", http.MethodGet, fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators", ns)},
-		{"get kubeconfig", http.MethodGet, kubeconfigPath(ns, "target", "")},
-		{"proxy get", http.MethodGet, proxyPath(ns, "target", "/api/v1/namespaces/default")},
-		{"proxy create", http.MethodPost, proxyPath(ns, "target", "/apis/authentication.k8s.io/v1/selfsubjectreviews")},
-		{"proxy delete", http.MethodDelete, proxyPath(ns, "target", "/api/v1/namespaces/default/configmaps/nope")},
+		{"get kubeconfig", http.MethodGet, framework.SimulatorPath(ns, "target", "kubeconfig", "")},
+		{"proxy get", http.MethodGet, framework.SimulatorPath(ns, "target", "proxy", "/api/v1/namespaces/default")},
+		{"proxy create", http.MethodPost, framework.SimulatorPath(ns, "target", "proxy", "/apis/authentication.k8s.io/v1/selfsubjectreviews")},
+		{"proxy delete", http.MethodDelete, framework.SimulatorPath(ns, "target", "proxy", "/api/v1/namespaces/default/configmaps/nope")},
 	}
 	// What each user may do, by request name; everything else is a 403 from the host.
 	allowed := map[string]map[string]bool{
@@ -204,7 +196,7 @@ func TestAccessRBAC(t *testing.T) {
 
 	// The proxy acts inside as the caller.
 	code, body := rawRequestBody(t, mustUserConfig(t, "edit-user", "team-a"), http.MethodPost,
-		proxyPath(ns, "target", "/apis/authentication.k8s.io/v1/selfsubjectreviews"),
+		framework.SimulatorPath(ns, "target", "proxy", "/apis/authentication.k8s.io/v1/selfsubjectreviews"),
 		`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
 	var review authenticationv1.SelfSubjectReview
 	if err := json.Unmarshal(body, &review); err != nil || code != http.StatusCreated {
@@ -223,14 +215,14 @@ func TestAccessRBAC(t *testing.T) {
 	hostWithToken := rest.CopyConfig(c.Config)
 	hostWithToken.TLSClientConfig.CertData, hostWithToken.TLSClientConfig.KeyData = nil, nil
 	hostWithToken.BearerToken = tokenCfg.BearerToken
-	if code, _ := rawRequest(t, hostWithToken, http.MethodGet, proxyPath(ns, "target", "/api/v1/namespaces")); code != http.StatusOK {
+	if code, _ := rawRequest(t, hostWithToken, http.MethodGet, framework.SimulatorPath(ns, "target", "proxy", "/api/v1/namespaces")); code != http.StatusOK {
 		t.Errorf("token on its simulator's proxy: %d", code)
 	}
 	for _, path := range []string{
-		proxyPath(ns, "other", "/api/v1/namespaces"),
+		framework.SimulatorPath(ns, "other", "proxy", "/api/v1/namespaces"),
 		fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators", ns),
 		fmt.Sprintf("/api/v1/namespaces/%s/secrets", ns),
-		kubeconfigPath(ns, "target", ""),
+		framework.SimulatorPath(ns, "target", "kubeconfig", ""),
 	} {
 		if code, _ := rawRequest(t, hostWithToken, http.MethodGet, path); code != http.StatusForbidden {
 			t.Errorf("token on %s: %d, want 403", path, code)
@@ -245,7 +237,7 @@ func TestAccessRBAC(t *testing.T) {
 	if exp := jwtExpiry(t, shortCfg.BearerToken); exp.Before(time.Now().Add(9*time.Minute)) || exp.After(time.Now().Add(11*time.Minute)) {
 		t.Errorf("token expires at %v, want in 10 minutes", exp)
 	}
-	if code, _ := rawRequest(t, c.Config, http.MethodGet, kubeconfigPath(ns, "target", "?expirationSeconds=5")); code != http.StatusBadRequest {
+	if code, _ := rawRequest(t, c.Config, http.MethodGet, framework.SimulatorPath(ns, "target", "kubeconfig", "?expirationSeconds=5")); code != http.StatusBadRequest {
 		t.Errorf("expirationSeconds=5: %d, want 400", code)
 	}
 	// Deleting the simulator revokes its tokens (their ServiceAccount goes).
@@ -253,7 +245,7 @@ func TestAccessRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the token to stop working", func(ctx context.Context) (bool, error) {
-		code, _ := rawRequest(t, hostWithToken, http.MethodGet, proxyPath(ns, "target", "/api/v1/namespaces"))
+		code, _ := rawRequest(t, hostWithToken, http.MethodGet, framework.SimulatorPath(ns, "target", "proxy", "/api/v1/namespaces"))
 		return code == http.StatusUnauthorized, nil
 	})
 }

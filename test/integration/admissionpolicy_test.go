@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // TestServerAdmissionPolicies: the ValidatingAdmissionPolicies of
@@ -68,7 +69,7 @@ func TestServerAdmissionPolicies(t *testing.T) {
 		"--clusterrole=sim-apiserver:namespace", "--serviceaccount=sim-system:sim-apiserver"); err != nil {
 		t.Fatal(err)
 	}
-	waitForAccess(t, ns, server, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets"})
+	framework.WaitForAccess(t, host, ns, server, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets"})
 	config := rest.CopyConfig(host.Config)
 	config.Impersonate = rest.ImpersonationConfig{UserName: server, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:sim-system", "system:authenticated"}}
 	asServer, err := kubernetes.NewForConfig(config)

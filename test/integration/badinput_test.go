@@ -118,7 +118,7 @@ func TestOversizeBodies(t *testing.T) {
 		{"create through the host", http.MethodPost, simulators, object, host.Config},
 		{"create directly", http.MethodPost, simulators, object, host.FrontProxyConfig("kubernetes-admin", "system:masters")},
 		{"update through the host", http.MethodPut, simulators + "/big", object, host.Config},
-		{"through the proxy", http.MethodPost, proxyPath(ns, "big", "/api/v1/namespaces/default/configmaps"),
+		{"through the proxy", http.MethodPost, framework.SimulatorPath(ns, "big", "proxy", "/api/v1/namespaces/default/configmaps"),
 			fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"huge"},"data":{"a":%q}}`, huge), host.Config},
 	}
 	for _, r := range requests {
@@ -315,12 +315,12 @@ func TestNoCredentialsInOutput(t *testing.T) {
 		cfg  *rest.Config
 		path string
 	}{
-		{host.Config, kubeconfigPath(ns, "vault", "?expirationSeconds=5")},
-		{host.Config, kubeconfigPath(ns, "vault", "?mode=nope")},
-		{host.Config, kubeconfigPath(ns, "missing", "")},
-		{host.Config, proxyPath(ns, "pending", "/api")},
-		{mustUserConfig(t, "nobody"), kubeconfigPath(ns, "vault", "")},
-		{tokenCfg, proxyPath(ns, "pending", "/api")},
+		{host.Config, framework.SimulatorPath(ns, "vault", "kubeconfig", "?expirationSeconds=5")},
+		{host.Config, framework.SimulatorPath(ns, "vault", "kubeconfig", "?mode=nope")},
+		{host.Config, framework.SimulatorPath(ns, "missing", "kubeconfig", "")},
+		{host.Config, framework.SimulatorPath(ns, "pending", "proxy", "/api")},
+		{mustUserConfig(t, "nobody"), framework.SimulatorPath(ns, "vault", "kubeconfig", "")},
+		{tokenCfg, framework.SimulatorPath(ns, "pending", "proxy", "/api")},
 	} {
 		code, body := rawRequest(t, r.cfg, http.MethodGet, r.path)
 		if code < 400 {

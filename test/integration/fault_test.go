@@ -123,7 +123,7 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 	}
 	t.Cleanup(p.Stop)
 	waitForPhase(t, simClient(t), ns, "c0", v1alpha1.SimulatorAvailable)
-	if code, body := rawRequest(t, host.Config, http.MethodGet, proxyPath(ns, "c0", "/api/v1/namespaces/default")); code != http.StatusOK {
+	if code, body := rawRequest(t, host.Config, http.MethodGet, framework.SimulatorPath(ns, "c0", "proxy", "/api/v1/namespaces/default")); code != http.StatusOK {
 		t.Errorf("proxy to c0 after the crash: %d\n%s", code, body)
 	}
 	// Nothing was made twice while it settled.
@@ -262,7 +262,7 @@ func TestFaultTwoReplicas(t *testing.T) {
 		if err != nil || s.Status.Phase != v1alpha1.SimulatorAvailable {
 			t.Errorf("%s: get simulator: %v, phase %v", logPath, err, s.Status.Phase)
 		}
-		if code, body := rawRequest(t, cfg, http.MethodGet, proxyPath(ns, "twin", "/api/v1/namespaces/default")); code != http.StatusOK {
+		if code, body := rawRequest(t, cfg, http.MethodGet, framework.SimulatorPath(ns, "twin", "proxy", "/api/v1/namespaces/default")); code != http.StatusOK {
 			t.Errorf("%s: proxy: %d\n%s", logPath, code, body)
 		}
 	}

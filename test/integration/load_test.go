@@ -62,7 +62,7 @@ func TestProxyWatchersUnderLoad(t *testing.T) {
 	// The watchers' client: no client-side timeout, which would end a
 	// watch early.
 	cfg := rest.CopyConfig(c.Config)
-	cfg.Host += proxyPath(ns, "watched", "")
+	cfg.Host += framework.SimulatorPath(ns, "watched", "proxy", "")
 	cfg.Timeout = 0
 	cfg.QPS, cfg.Burst = -1, 0
 	inner, err := kubernetes.NewForConfig(cfg)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -24,12 +23,6 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
-
-// apiPath is a path of the simulator's own API (its PORT) through the host:
-// the simulators/api subresource, rest under the simulator's /api.
-func apiPath(ns, name, rest string) string {
-	return fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators/%s/api%s", ns, name, rest)
-}
 
 // portRequest is a request straight to a simulator server on 127.0.0.1,
 // as anyone who can reach its Pod would make it: TLS without verifying
@@ -121,29 +114,11 @@ func TestSimulatorAPI(t *testing.T) {
 
 	// reader may only read the simulator's API; writer may do all of it
 	// (as edit does); stranger has nothing in the namespace.
-	grant := func(user string, verbs ...string) string {
-		role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{sim.GroupName}, Resources: []string{"simulators/api"}, Verbs: verbs},
-		}}
-		if _, err := host.Client.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		binding := &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: user},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
-		}
-		if _, err := host.Client.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		waitForAccess(t, ns, user, authorizationv1.ResourceAttributes{Verb: "get", Group: sim.GroupName, Resource: "simulators", Subresource: "api", Name: "target"})
-		kc, err := host.UserKubeconfig(user)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return kc
+	framework.Grant(t, host, ns, "api-reader", rbacv1.PolicyRule{APIGroups: []string{sim.GroupName}, Resources: []string{"simulators/api"}, Verbs: []string{"get"}})
+	reader, err := host.UserKubeconfig("api-reader")
+	if err != nil {
+		t.Fatal(err)
 	}
-	reader := grant("api-reader", "get")
 	writer := simOnlyUser(t, ns, "api-writer") // the edit role's simulators/api
 	stranger, err := host.UserKubeconfig("api-stranger")
 	if err != nil {
@@ -155,26 +130,26 @@ func TestSimulatorAPI(t *testing.T) {
 		if err := os.WriteFile(body, []byte(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		return kubectl(t, kc, "replace", "--raw", apiPath(ns, "target", rest), "-f", body)
+		return kubectl(t, kc, "replace", "--raw", framework.SimulatorPath(ns, "target", "api", rest), "-f", body)
 	}
 	post := func(kc, rest, data string) (string, error) {
 		if err := os.WriteFile(body, []byte(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		return kubectl(t, kc, "create", "--raw", apiPath(ns, "target", rest), "-f", body)
+		return kubectl(t, kc, "create", "--raw", framework.SimulatorPath(ns, "target", "api", rest), "-f", body)
 	}
 
 	t.Run("a reader reads", func(t *testing.T) {
-		out, err := kubectl(t, reader, "get", "--raw", apiPath(ns, "target", "/v1/schedulerconfiguration"))
+		out, err := kubectl(t, reader, "get", "--raw", framework.SimulatorPath(ns, "target", "api", "/v1/schedulerconfiguration"))
 		if err != nil || !strings.Contains(out, "KubeSchedulerConfiguration") {
 			t.Errorf("GET schedulerconfiguration as a reader: %v\n%s", err, out)
 		}
-		out, err = kubectl(t, reader, "get", "--raw", apiPath(ns, "target", "/v1/export"))
+		out, err = kubectl(t, reader, "get", "--raw", framework.SimulatorPath(ns, "target", "api", "/v1/export"))
 		if err != nil || !strings.Contains(out, `"nodes"`) || !strings.Contains(out, "schedulerConfig") {
 			t.Errorf("GET export as a reader: %v\n%s", err, out)
 		}
 		// Forwarded: the simulator itself says it has no result.
-		out, err = kubectl(t, reader, "get", "--raw", apiPath(ns, "target", "/v1/schedulingresults/default/nope"))
+		out, err = kubectl(t, reader, "get", "--raw", framework.SimulatorPath(ns, "target", "api", "/v1/schedulingresults/default/nope"))
 		if err == nil || !strings.Contains(out+err.Error(), "NotFound") {
 			t.Errorf("GET a missing scheduling result as a reader: %v, want the simulator's 404\n%s", err, out)
 		}
@@ -203,14 +178,14 @@ func TestSimulatorAPI(t *testing.T) {
 	})
 
 	t.Run("a stranger cannot read", func(t *testing.T) {
-		out, err := kubectl(t, stranger, "get", "--raw", apiPath(ns, "target", "/v1/export"))
+		out, err := kubectl(t, stranger, "get", "--raw", framework.SimulatorPath(ns, "target", "api", "/v1/export"))
 		if err == nil || !strings.Contains(err.Error(), `cannot get resource "simulators/api"`) {
 			t.Errorf("GET export as a stranger: %v, want 403\n%s", err, out)
 		}
 	})
 
 	t.Run("no way out of /api", func(t *testing.T) {
-		code, body := rawRequest(t, host.Config, http.MethodGet, apiPath(ns, "target", "/../debug/processes"))
+		code, body := rawRequest(t, host.Config, http.MethodGet, framework.SimulatorPath(ns, "target", "api", "/../debug/processes"))
 		if code != http.StatusBadRequest {
 			t.Errorf("GET api/../debug/processes = %d, want 400\n%s", code, body)
 		}

@@ -40,7 +40,7 @@ func simOnlyUser(t testing.TB, ns, user string) string {
 	for _, role := range []string{"sim-x-k8s-io:view", "sim-x-k8s-io:edit"} {
 		bind(t, ns, user, role)
 	}
-	waitForAccess(t, ns, user, authorizationv1.ResourceAttributes{Verb: "create", Group: "sim.x-k8s.io", Resource: "simulators"})
+	framework.WaitForAccess(t, c, ns, user, authorizationv1.ResourceAttributes{Verb: "create", Group: "sim.x-k8s.io", Resource: "simulators"})
 	kc, err := c.UserKubeconfig(user)
 	if err != nil {
 		t.Fatal(err)
@@ -59,19 +59,6 @@ func bind(t testing.TB, ns, user, role string) {
 	if _, err := hostCluster(t).Client.RbacV1().RoleBindings(ns).Create(t.Context(), binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// waitForAccess waits until the host's RBAC allows user attrs in ns, so a
-// later 403 is the server's decision, not the host's caches catching up.
-func waitForAccess(t testing.TB, ns, user string, attrs authorizationv1.ResourceAttributes) {
-	t.Helper()
-	attrs.Namespace = ns
-	eventually(t, user+" to be allowed to "+attrs.Verb+" "+attrs.Resource, func(ctx context.Context) (bool, error) {
-		review, err := hostCluster(t).Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
-			Spec: authorizationv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: &attrs},
-		}, metav1.CreateOptions{})
-		return err == nil && review.Status.Allowed, err
-	})
 }
 
 // TestPodTemplateNeedsCreatePods: a user bound only to the simulators roles
@@ -151,7 +138,7 @@ spec:
 
 	// Whoever may create Pods may shape the simulator's.
 	bind(t, ns, "pod-maker", "edit")
-	waitForAccess(t, ns, "pod-maker", authorizationv1.ResourceAttributes{Verb: "create", Resource: "pods"})
+	framework.WaitForAccess(t, c, ns, "pod-maker", authorizationv1.ResourceAttributes{Verb: "create", Resource: "pods"})
 	podMaker, err := c.UserKubeconfig("pod-maker")
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +184,7 @@ func TestBackingObjectsMustBeOwned(t *testing.T) {
 	ctx := t.Context()
 	ns := createNamespace(t, "owned")
 	bind(t, ns, "mallory", "edit")
-	waitForAccess(t, ns, "mallory", authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets"})
+	framework.WaitForAccess(t, host, ns, "mallory", authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets"})
 	mallory, err := host.UserKubeconfig("mallory")
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +278,7 @@ spec:
 		if s.Status.Phase == v1alpha1.SimulatorAvailable {
 			t.Errorf("the simulator is Available by a forged Ready Pod: %+v", s.Status)
 		}
-		code, body := rawRequest(t, host.Config, http.MethodGet, proxyPath(ns, "victim", "/api"))
+		code, body := rawRequest(t, host.Config, http.MethodGet, framework.SimulatorPath(ns, "victim", "proxy", "/api"))
 		if code != http.StatusServiceUnavailable {
 			t.Errorf("proxy with only a forged Pod ready: %d, want 503\n%s", code, body)
 		}
@@ -343,7 +330,7 @@ metadata:
 			if pods := simulatorPods(ctx, t, ns, name); len(pods) != 0 {
 				t.Errorf("a Pod was made with a planted %s: %s", kind, pods[0].Name)
 			}
-			code, body := rawRequest(t, host.Config, http.MethodGet, kubeconfigPath(ns, name, ""))
+			code, body := rawRequest(t, host.Config, http.MethodGet, framework.SimulatorPath(ns, name, "kubeconfig", ""))
 			if code < 400 || strings.Contains(string(body), "token:") {
 				t.Errorf("kubeconfig with a planted %s: %d, want an error and no token\n%s", kind, code, body)
 			}
@@ -449,7 +436,7 @@ func TestImpersonationCannotBeDropped(t *testing.T) {
 		})
 	}
 	code, body := rawRequestBody(t, cfg, http.MethodPost,
-		proxyPath(ns, "target", "/apis/authentication.k8s.io/v1/selfsubjectreviews"),
+		framework.SimulatorPath(ns, "target", "proxy", "/apis/authentication.k8s.io/v1/selfsubjectreviews"),
 		`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
 	var review authenticationv1.SelfSubjectReview
 	if err := json.Unmarshal(body, &review); err != nil || code != http.StatusCreated {
@@ -472,27 +459,11 @@ func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) {
 // proxy verb gets a kubeconfig that writes, and the direct one.
 func TestKubeconfigGrantsNoMoreThanTheCaller(t *testing.T) {
 	host := hostCluster(t)
-	ctx := t.Context()
 	ns := createNamespace(t, "kubeconfigs")
 	runningSimulator(t, ns, "target")
-	grant := func(user string, rules ...rbacv1.PolicyRule) {
-		role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: rules}
-		if _, err := host.Client.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		binding := &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: user},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
-		}
-		if _, err := host.Client.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		waitForAccess(t, ns, user, authorizationv1.ResourceAttributes{Verb: "get", Group: "sim.x-k8s.io", Resource: "simulators", Subresource: "kubeconfig", Name: "target"})
-	}
 	kubeconfigRule := rbacv1.PolicyRule{APIGroups: []string{"sim.x-k8s.io"}, Resources: []string{"simulators/kubeconfig"}, Verbs: []string{"get"}}
-	grant("reader", kubeconfigRule, rbacv1.PolicyRule{APIGroups: []string{"sim.x-k8s.io"}, Resources: []string{"simulators/proxy"}, Verbs: []string{"get"}})
-	grant("no-proxy", kubeconfigRule)
+	framework.Grant(t, host, ns, "reader", kubeconfigRule, rbacv1.PolicyRule{APIGroups: []string{"sim.x-k8s.io"}, Resources: []string{"simulators/proxy"}, Verbs: []string{"get"}})
+	framework.Grant(t, host, ns, "no-proxy", kubeconfigRule)
 	simOnlyUser(t, ns, "writer")
 
 	// fetch gets a kubeconfig as user, waiting out the 503 of accounts the
@@ -501,7 +472,7 @@ func TestKubeconfigGrantsNoMoreThanTheCaller(t *testing.T) {
 		var code int
 		var body []byte
 		eventually(t, "an answer for "+user, func(context.Context) (bool, error) {
-			code, body = rawRequest(t, mustUserConfig(t, user), http.MethodGet, kubeconfigPath(ns, "target", query))
+			code, body = rawRequest(t, mustUserConfig(t, user), http.MethodGet, framework.SimulatorPath(ns, "target", "kubeconfig", query))
 			return code != http.StatusServiceUnavailable, nil
 		})
 		if code != http.StatusOK {
@@ -600,7 +571,7 @@ func TestServerRBACConfined(t *testing.T) {
 		"--clusterrole=sim-apiserver:namespace", "--serviceaccount=sim-system:sim-apiserver"); err != nil {
 		t.Fatal(err)
 	}
-	waitForAccess(t, ns, server, authorizationv1.ResourceAttributes{Verb: "create", Resource: "serviceaccounts", Subresource: "token"})
+	framework.WaitForAccess(t, host, ns, server, authorizationv1.ResourceAttributes{Verb: "create", Resource: "serviceaccounts", Subresource: "token"})
 	if got := canI("kube-system", "create", "serviceaccounts/token"); got != "no" {
 		t.Errorf("after %s opted in, can the server create serviceaccounts/token in kube-system? %q, want no", ns, got)
 	}
