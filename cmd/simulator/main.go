@@ -34,6 +34,12 @@ limitations under the License.
 //	SIMULATOR_KWOK_PORT                kwok server port on 127.0.0.1, 0 for none (10247)
 //	SIMULATOR_BIND_ADDRESS             where kube-apiserver and the server listen (0.0.0.0)
 //	SIMULATOR_ADVERTISE_ADDRESS        kube-apiserver advertise address (the bind address, or its own choice)
+//	SIMULATOR_TERMINATION_MESSAGE_PATH why the simulator ended, written if the file exists (/dev/termination-log)
+//
+// It ends with an error, in the termination message as well, when it cannot
+// start, and when kube-apiserver has not been ready for 30 s and its etcd
+// cannot be used ("EtcdUnavailable: …", naming the etcd endpoint and what
+// failed); sim-apiserver shows it in the simulator's status.
 //
 // API on PORT, HTTPS with the serving certificate (apiserver.crt). Only
 // /healthz and /readyz answer without credentials; the rest answers the
@@ -65,6 +71,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/app"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/termination"
 )
 
 func main() {
@@ -82,23 +89,33 @@ reset). Every flag has an environment variable, which wins when set.`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.ApplyEnv(os.LookupEnv); err != nil {
-				return err
+			err := run(o)
+			if err != nil {
+				if writeErr := termination.Write(o.TerminationMessagePath, err); writeErr != nil {
+					klog.Background().Error(writeErr, "Writing the termination message", "path", o.TerminationMessagePath)
+				}
 			}
-			o.Complete()
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(klog.NewContext(context.Background(), klog.Background()), syscall.SIGTERM, syscall.SIGINT)
-			defer stop()
-			go func() {
-				// A second signal ends the process at once.
-				<-ctx.Done()
-				stop()
-			}()
-			return app.Run(ctx, o)
+			return err
 		},
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+func run(o *config.Options) error {
+	if err := o.ApplyEnv(os.LookupEnv); err != nil {
+		return err
+	}
+	o.Complete()
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(klog.NewContext(context.Background(), klog.Background()), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() {
+		// A second signal ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
+	return app.Run(ctx, o)
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/termination"
 )
 
 // waitingFailures are container waiting reasons that do not resolve without a
@@ -77,10 +78,11 @@ func Status(s *sim.Simulator, pod *corev1.Pod) sim.SimulatorStatus {
 }
 
 // phase returns the simulator's phase, the reason of its Available
-// condition (the phase, or a finer CamelCase word: Unschedulable) and a
+// condition (the phase, or a finer CamelCase word: Unschedulable, or the
+// reason a container gave for ending, such as EtcdUnavailable) and a
 // message.
 func phase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string, string) {
-	p, msg := coarsePhase(s, pod)
+	p, reason, msg := coarsePhase(s, pod)
 	// Pending, as its Pod is: it is scheduled once room is made (another
 	// simulator deleted, a node added), with no change to the simulator.
 	if p == sim.SimulatorPending && pod != nil && pod.Spec.NodeName == "" {
@@ -88,37 +90,73 @@ func phase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string, strin
 			return p, corev1.PodReasonUnschedulable, fmt.Sprintf("Pod %s cannot be scheduled: %s", pod.Name, c.Message)
 		}
 	}
-	return p, string(p), msg
+	if reason == "" {
+		reason = string(p)
+	}
+	return p, reason, msg
 }
 
-func coarsePhase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string) {
+// coarsePhase returns the phase, a reason finer than the phase or "", and
+// a message.
+func coarsePhase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string, string) {
 	switch {
 	case s.DeletionTimestamp != nil:
-		return sim.SimulatorTerminating, "removing the simulator's Pod, Service and credentials"
+		return sim.SimulatorTerminating, "", "removing the simulator's Pod, Service and credentials"
 	case s.Annotations[AnnotationNotOwned] != "":
-		return sim.SimulatorFailed, s.Annotations[AnnotationNotOwned]
+		return sim.SimulatorFailed, "", s.Annotations[AnnotationNotOwned]
 	case pod == nil:
-		return sim.SimulatorPending, "waiting for the Pod to be created"
+		return sim.SimulatorPending, "", "waiting for the Pod to be created"
 	case PodGeneration(pod) != s.Generation:
-		return sim.SimulatorPending, fmt.Sprintf("replacing Pod %s (generation %d) for generation %d", pod.Name, PodGeneration(pod), s.Generation)
+		return sim.SimulatorPending, "", fmt.Sprintf("replacing Pod %s (generation %d) for generation %d", pod.Name, PodGeneration(pod), s.Generation)
 	case pod.DeletionTimestamp != nil:
-		return sim.SimulatorPending, fmt.Sprintf("Pod %s is terminating", pod.Name)
+		return sim.SimulatorPending, "", fmt.Sprintf("Pod %s is terminating", pod.Name)
 	case pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded:
-		return sim.SimulatorFailed, fmt.Sprintf("Pod %s has %s: %s %s", pod.Name, pod.Status.Phase, pod.Status.Reason, pod.Status.Message)
+		return sim.SimulatorFailed, "", fmt.Sprintf("Pod %s has %s: %s %s", pod.Name, pod.Status.Phase, pod.Status.Reason, pod.Status.Message)
 	case pod.Spec.NodeName == "":
-		return sim.SimulatorPending, fmt.Sprintf("waiting for Pod %s to be scheduled", pod.Name)
+		return sim.SimulatorPending, "", fmt.Sprintf("waiting for Pod %s to be scheduled", pod.Name)
 	}
 	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
 		for _, cs := range statuses {
 			if w := cs.State.Waiting; w != nil && waitingFailures.Has(w.Reason) {
-				return sim.SimulatorFailed, fmt.Sprintf("container %s: %s: %s", cs.Name, w.Reason, w.Message)
+				if reason, last := lastExit(cs); last != "" {
+					return sim.SimulatorFailed, reason, fmt.Sprintf("container %s exited: %s (%s: %s)", cs.Name, last, w.Reason, w.Message)
+				}
+				return sim.SimulatorFailed, "", fmt.Sprintf("container %s: %s: %s", cs.Name, w.Reason, w.Message)
 			}
 		}
 	}
 	if c := podCondition(pod, corev1.PodReady); c != nil && c.Status == corev1.ConditionTrue {
-		return sim.SimulatorAvailable, "the inner kube-apiserver and kube-scheduler are ready"
+		return sim.SimulatorAvailable, "", "the inner kube-apiserver and kube-scheduler are ready"
 	}
-	return sim.SimulatorCreating, fmt.Sprintf("waiting for the inner kube-apiserver and kube-scheduler of Pod %s to be ready", pod.Name)
+	// Started again after it said why it ended: that reason still, until
+	// it is ready, unless the Pod was ready since.
+	readySince := metav1.Time{}
+	if c := podCondition(pod, corev1.PodReady); c != nil {
+		readySince = c.LastTransitionTime
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.LastTerminationState.Terminated; t != nil && t.FinishedAt.Before(&readySince) {
+			continue
+		}
+		if reason, last := lastExit(cs); last != "" {
+			return sim.SimulatorCreating, reason, fmt.Sprintf("container %s of Pod %s started again after it exited: %s", cs.Name, pod.Name, last)
+		}
+	}
+	return sim.SimulatorCreating, "", fmt.Sprintf("waiting for the inner kube-apiserver and kube-scheduler of Pod %s to be ready", pod.Name)
+}
+
+// lastExit returns why a container that is not ready last ended, from its
+// termination message: the reason, when the message starts with one the
+// simulator gives (package termination), and the rest.
+func lastExit(cs corev1.ContainerStatus) (reason, message string) {
+	t := cs.LastTerminationState.Terminated
+	if cs.State.Terminated != nil {
+		t = cs.State.Terminated
+	}
+	if cs.Ready || t == nil || t.Message == "" {
+		return "", ""
+	}
+	return termination.Parse(t.Message)
 }
 
 func podCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {

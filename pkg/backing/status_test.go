@@ -39,7 +39,42 @@ func waiting(reason string) func(*corev1.Pod) {
 	}
 }
 
+// exited gives the simulator container a last termination with message,
+// as the kubelet does, then mutates its status.
+func exited(message string, mutate func(*corev1.ContainerStatus)) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		cs := corev1.ContainerStatus{Name: "simulator", LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: 1, Reason: "Error", Message: message, FinishedAt: metav1.Unix(2000, 0),
+		}}}
+		mutate(&cs)
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{cs}
+	}
+}
+
+func crashLooping(cs *corev1.ContainerStatus) {
+	cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 10s restarting failed container=simulator"}
+}
+
+func running(cs *corev1.ContainerStatus) {
+	cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.Unix(2010, 0)}
+}
+
+func notReadySince(sec int64) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, LastTransitionTime: metav1.Unix(sec, 0)})
+	}
+}
+
+func all(mutate ...func(*corev1.Pod)) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		for _, m := range mutate {
+			m(p)
+		}
+	}
+}
+
 func TestStatusPhases(t *testing.T) {
+	const etcdRefused = "EtcdUnavailable: kube-apiserver has not been ready for 20s and its etcd cannot be used: etcd https://etcd:2379: remote error: tls: certificate required"
 	now := metav1.Now()
 	base := &sim.Simulator{
 		ObjectMeta: metav1.ObjectMeta{Name: "example", Namespace: "ns", Generation: 2},
@@ -70,6 +105,16 @@ func TestStatusPhases(t *testing.T) {
 		{"still creating containers", base, podOf("2", waiting("ContainerCreating")), sim.SimulatorCreating, "ready", ""},
 		{"pod failed", base, podOf("2", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed; p.Status.Reason = "Evicted" }), sim.SimulatorFailed, "Evicted", ""},
 		{"deleting", deleting, podOf("2", ready), sim.SimulatorTerminating, "removing", ""},
+		// The simulator's termination message (package termination) is why.
+		{"crash loop, etcd refuses", base, podOf("2", exited(etcdRefused, crashLooping)), sim.SimulatorFailed,
+			"container simulator exited: kube-apiserver has not been ready for 20s and its etcd cannot be used: etcd https://etcd:2379: remote error: tls: certificate required (CrashLoopBackOff: back-off 10s", "EtcdUnavailable"},
+		{"started again, etcd refused", base, podOf("2", all(notReadySince(1000), exited(etcdRefused, running))), sim.SimulatorCreating,
+			"started again after it exited: kube-apiserver has not been ready for 20s and its etcd cannot be used: etcd https://etcd:2379: remote error", "EtcdUnavailable"},
+		{"ready again", base, podOf("2", all(ready, exited(etcdRefused, func(cs *corev1.ContainerStatus) { running(cs); cs.Ready = true }))), sim.SimulatorAvailable, "ready", ""},
+		{"not ready since, for another reason", base, podOf("2", all(notReadySince(3000), exited(etcdRefused, running))), sim.SimulatorCreating, "waiting for the inner", ""},
+		{"crash loop, message without a reason", base, podOf("2", exited("scheduler configuration: unknown plugin", crashLooping)), sim.SimulatorFailed,
+			"container simulator exited: scheduler configuration: unknown plugin (CrashLoopBackOff", ""},
+		{"a reason the simulator does not give", base, podOf("2", exited("Forged: reason", crashLooping)), sim.SimulatorFailed, "exited: Forged: reason", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

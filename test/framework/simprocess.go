@@ -89,28 +89,95 @@ func (c *Cluster) StartEtcd(ctx context.Context, name string) (*Etcd, error) {
 // marks the Pod bound, Running and Ready at Pod IP 127.0.0.1. The simulator's
 // spec ports must be free on 127.0.0.1 (see FreePort).
 func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name string) (*SimulatorProcess, error) {
-	sims, err := simclientset.NewForConfig(c.Config)
+	p, run, err := c.startSimulatorProcess(ctx, namespace, name)
 	if err != nil {
 		return nil, err
+	}
+	// The simulator server is TLS with the simulator's serving certificate.
+	readyz := fmt.Sprintf("https://127.0.0.1:%d/readyz", p.Port)
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(run.secret.Data[simconfig.FileCACert])
+	err = waitFor(ctx, run.proc, 90*time.Second, func(ctx context.Context) (bool, error) {
+		return httpOK(ctx, readyz, pool), nil
+	})
+	if err != nil {
+		p.Stop()
+		return nil, fmt.Errorf("waiting for simulator %s/%s to be ready: %w", namespace, name, err)
+	}
+	if err := c.markPodRunning(ctx, run.pod); err != nil {
+		p.Stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+// RunFailingSimulatorAsProcess runs the simulator's current Pod as host
+// processes like RunSimulatorAsProcess, for a simulator that is to end
+// before it is ready: it waits (up to timeout) for it to exit and then plays
+// kubelet as for a container that failed: the Pod is Running and not Ready,
+// its simulator container waits in CrashLoopBackOff, and its last
+// termination carries the exit code and the termination message the
+// simulator wrote. It returns the termination message.
+func (c *Cluster) RunFailingSimulatorAsProcess(ctx context.Context, namespace, name string, timeout time.Duration) (string, error) {
+	p, run, err := c.startSimulatorProcess(ctx, namespace, name)
+	if err != nil {
+		return "", err
+	}
+	defer p.Stop()
+	select {
+	case <-run.proc.done:
+	case <-time.After(timeout):
+		return "", fmt.Errorf("simulator %s/%s still runs after %s; last lines of %s:\n%s", namespace, name, timeout, run.proc.logPath, run.proc.tail(30))
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	data, err := os.ReadFile(run.terminationLog)
+	if err != nil {
+		return "", err
+	}
+	message := string(data)
+	exitCode := int32(run.proc.cmd.ProcessState.ExitCode())
+	if err := c.markPodCrashLooping(ctx, run.pod, exitCode, message); err != nil {
+		return "", err
+	}
+	return message, nil
+}
+
+// simulatorRun is what startSimulatorProcess started.
+type simulatorRun struct {
+	proc           *process
+	pod            *corev1.Pod
+	secret         *corev1.Secret
+	terminationLog string
+}
+
+// startSimulatorProcess starts the simulator's current Pod as host
+// processes (its own etcd unless spec.etcdURL names one) with the
+// credentials the reconciler made, a termination message file as the
+// kubelet makes one, and does not wait.
+func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name string) (*SimulatorProcess, *simulatorRun, error) {
+	sims, err := simclientset.NewForConfig(c.Config)
+	if err != nil {
+		return nil, nil, err
 	}
 	s, err := sims.SimV1alpha1().Simulators(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	binDir, err := BinDir()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	binaries := map[string]string{}
 	for _, b := range []string{"etcd", "simulator", "kube-apiserver", "sim-scheduler", "kube-controller-manager", "kwok"} {
 		if binaries[b], err = findTool(binDir, b); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	dir := filepath.Join(c.Dir, "simulators", namespace+"-"+name)
 	credsDir := filepath.Join(dir, "credentials")
 	if err := os.MkdirAll(credsDir, 0o700); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	var secret *corev1.Secret
@@ -125,11 +192,11 @@ func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name str
 		return err == nil, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("waiting for the credentials and Pod %s of simulator %s/%s: %w", podName, namespace, name, err)
+		return nil, nil, fmt.Errorf("waiting for the credentials and Pod %s of simulator %s/%s: %w", podName, namespace, name, err)
 	}
 	for k, v := range secret.Data {
 		if err := os.WriteFile(filepath.Join(credsDir, k), v, 0o600); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 
@@ -144,7 +211,7 @@ func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name str
 		}
 		if err != nil {
 			p.Stop()
-			return nil, err
+			return nil, nil, err
 		}
 		etcdURL = url
 	}
@@ -163,13 +230,13 @@ func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name str
 		}
 		if err != nil {
 			p.Stop()
-			return nil, fmt.Errorf("the etcd client certificate of simulator %s/%s: %w", namespace, name, err)
+			return nil, nil, fmt.Errorf("the etcd client certificate of simulator %s/%s: %w", namespace, name, err)
 		}
 	}
 	ports, err := freePorts(2)
 	if err != nil {
 		p.Stop()
-		return nil, err
+		return nil, nil, err
 	}
 	p.Port = int(s.Spec.SimulatorServerPort)
 	env := map[string]string{
@@ -188,44 +255,43 @@ func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name str
 	if etcdTLSDir != "" {
 		env[simconfig.EnvEtcdTLSDir] = etcdTLSDir
 	}
+	// The kubelet makes the termination message file, empty, for each run.
+	terminationLog := filepath.Join(dir, "termination-log")
+	if err := os.WriteFile(terminationLog, nil, 0o666); err != nil {
+		p.Stop()
+		return nil, nil, err
+	}
+	env[simconfig.EnvTerminationLog] = terminationLog
 	proc, err := startProcessWithEnv(ctx, "simulator-"+namespace+"-"+name, logDir, env, binaries["simulator"])
 	if proc != nil {
 		p.processes = append(p.processes, proc)
 	}
 	if err != nil {
 		p.Stop()
-		return nil, err
+		return nil, nil, err
 	}
-	// The simulator server is TLS with the simulator's serving certificate.
-	readyz := fmt.Sprintf("https://127.0.0.1:%d/readyz", p.Port)
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(secret.Data[simconfig.FileCACert])
-	err = waitFor(ctx, proc, 90*time.Second, func(ctx context.Context) (bool, error) {
-		return httpOK(ctx, readyz, pool), nil
-	})
-	if err != nil {
-		p.Stop()
-		return nil, fmt.Errorf("waiting for simulator %s/%s to be ready: %w", namespace, name, err)
-	}
-	if err := c.markPodRunning(ctx, pod); err != nil {
-		p.Stop()
-		return nil, err
-	}
-	return p, nil
+	return p, &simulatorRun{proc: proc, pod: pod, secret: secret, terminationLog: terminationLog}, nil
 }
 
-// markPodRunning plays scheduler and kubelet for a Pod run as host processes.
-func (c *Cluster) markPodRunning(ctx context.Context, pod *corev1.Pod) error {
+// bindToHostProcesses plays scheduler for a Pod run as host processes and
+// returns the bound Pod.
+func (c *Cluster) bindToHostProcesses(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, error) {
 	pods := c.Client.CoreV1().Pods(pod.Namespace)
 	if pod.Spec.NodeName == "" {
 		if err := pods.Bind(ctx, &corev1.Binding{
 			ObjectMeta: metav1.ObjectMeta{Name: pod.Name},
 			Target:     corev1.ObjectReference{Kind: "Node", Name: "host-processes"},
 		}, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("binding %s: %w", pod.Name, err)
+			return nil, fmt.Errorf("binding %s: %w", pod.Name, err)
 		}
 	}
-	current, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+	return pods.Get(ctx, pod.Name, metav1.GetOptions{})
+}
+
+// markPodRunning plays scheduler and kubelet for a Pod run as host processes.
+func (c *Cluster) markPodRunning(ctx context.Context, pod *corev1.Pod) error {
+	pods := c.Client.CoreV1().Pods(pod.Namespace)
+	current, err := c.bindToHostProcesses(ctx, pod)
 	if err != nil {
 		return err
 	}
@@ -239,6 +305,41 @@ func (c *Cluster) markPodRunning(ctx context.Context, pod *corev1.Pod) error {
 	}
 	if _, err := pods.UpdateStatus(ctx, current, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("marking %s running: %w", pod.Name, err)
+	}
+	return nil
+}
+
+// markPodCrashLooping plays scheduler and kubelet for a Pod whose
+// simulator container ended with exitCode and message and waits to be
+// started again.
+func (c *Cluster) markPodCrashLooping(ctx context.Context, pod *corev1.Pod, exitCode int32, message string) error {
+	pods := c.Client.CoreV1().Pods(pod.Namespace)
+	current, err := c.bindToHostProcesses(ctx, pod)
+	if err != nil {
+		return err
+	}
+	now := metav1.Now()
+	current.Status.Phase = corev1.PodRunning
+	current.Status.PodIP = "127.0.0.1"
+	current.Status.PodIPs = []corev1.PodIP{{IP: "127.0.0.1"}}
+	current.Status.Conditions = []corev1.PodCondition{
+		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: current.CreationTimestamp},
+		{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: current.CreationTimestamp},
+	}
+	current.Status.ContainerStatuses = []corev1.ContainerStatus{{
+		Name:         backing.SimulatorContainer,
+		Image:        current.Spec.Containers[0].Image,
+		RestartCount: 1,
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+			Reason:  "CrashLoopBackOff",
+			Message: fmt.Sprintf("back-off 10s restarting failed container=%s pod=%s_%s(%s)", backing.SimulatorContainer, pod.Name, pod.Namespace, pod.UID),
+		}},
+		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: exitCode, Reason: "Error", Message: message, FinishedAt: now,
+		}},
+	}}
+	if _, err := pods.UpdateStatus(ctx, current, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("marking %s crash looping: %w", pod.Name, err)
 	}
 	return nil
 }

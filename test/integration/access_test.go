@@ -26,13 +26,11 @@ import (
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
-// runningSimulator creates a simulator whose Pod runs as host processes
-// (cmd/simulator with a real kube-apiserver, kube-scheduler and kwok) and
-// waits until it is Available. Stopping it early is the caller's choice.
-func runningSimulator(t testing.TB, ns, name string) *framework.SimulatorProcess {
+// freePorts returns n ports free on 127.0.0.1, for a simulator's spec
+// ports when it runs as a host process.
+func freePorts(t testing.TB, n int) []int32 {
 	t.Helper()
-	c := hostCluster(t)
-	ports := make([]int32, 2)
+	ports := make([]int32, n)
 	for i := range ports {
 		p, err := framework.FreePort()
 		if err != nil {
@@ -40,6 +38,16 @@ func runningSimulator(t testing.TB, ns, name string) *framework.SimulatorProcess
 		}
 		ports[i] = int32(p)
 	}
+	return ports
+}
+
+// runningSimulator creates a simulator whose Pod runs as host processes
+// (cmd/simulator with a real kube-apiserver, kube-scheduler and kwok) and
+// waits until it is Available. Stopping it early is the caller's choice.
+func runningSimulator(t testing.TB, ns, name string) *framework.SimulatorProcess {
+	t.Helper()
+	c := hostCluster(t)
+	ports := freePorts(t, 2)
 	s := newSimulator(name)
 	s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort = ports[0], ports[1]
 	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {

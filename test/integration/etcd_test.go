@@ -9,6 +9,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -17,7 +18,6 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	simulatorcontroller "sigs.k8s.io/simulator-apiserver/pkg/controller/simulator"
-	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 func countKeys(t testing.TB, etcdURL, prefix string) int64 {
@@ -46,14 +46,7 @@ func TestExternalEtcd(t *testing.T) {
 	}
 	t.Cleanup(etcd.Stop)
 
-	ports := make([]int32, 2)
-	for i := range ports {
-		p, err := framework.FreePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports[i] = int32(p)
-	}
+	ports := freePorts(t, 2)
 	s := newSimulator("ext")
 	s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort, s.Spec.EtcdURL = ports[0], ports[1], etcd.URL
 	created, err := simClient(t).SimV1alpha1().Simulators(ns).Create(ctx, s, metav1.CreateOptions{})
@@ -120,11 +113,45 @@ func TestExternalEtcd(t *testing.T) {
 	})
 }
 
+// expectEtcdUnavailable creates a simulator on etcdURL that cannot use it,
+// runs it until it ends, and checks that its status says why: phase
+// Failed, Available reason EtcdUnavailable, a message naming the etcd and
+// containing want.
+func expectEtcdUnavailable(t *testing.T, ns, name, etcdURL, want string) {
+	t.Helper()
+	ctx := t.Context()
+	s := newSimulator(name)
+	ports := freePorts(t, 2)
+	s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort, s.Spec.EtcdURL = ports[0], ports[1], etcdURL
+	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForPod(t, ns, name, 1)
+	// The simulator gives kube-apiserver 30 s before it probes etcd.
+	message, err := hostCluster(t).RunFailingSimulatorAsProcess(ctx, ns, name, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(message, "EtcdUnavailable: ") || !strings.Contains(message, want) {
+		t.Errorf("termination message %q, want EtcdUnavailable: … %s", message, want)
+	}
+	got := waitForPhase(t, simClient(t), ns, name, v1alpha1.SimulatorFailed)
+	t.Logf("status message: %s", got.Status.Message)
+	available := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.SimulatorConditionAvailable)
+	if available == nil || available.Status != metav1.ConditionFalse || available.Reason != "EtcdUnavailable" || available.Message != got.Status.Message {
+		t.Errorf("Available condition %+v, want False, reason EtcdUnavailable, the status message", available)
+	}
+	if msg := got.Status.Message; !strings.Contains(msg, "etcd "+etcdURL+": ") || !strings.Contains(msg, want) {
+		t.Errorf("status message %q, want it to name etcd %s and say %q", msg, etcdURL, want)
+	}
+}
+
 // TestExternalEtcdTLS runs a simulator on an external etcd that requires
 // client certificates: with spec.etcdTLSSecretName its inner kube-apiserver
 // stores there (Available, keys under its prefix) and deleting it purges
 // its keys with that certificate; a user who may not get the Secret cannot
-// name it (403).
+// name it (403). Without the Secret, or on an etcd that does not answer,
+// the simulator's status says why it cannot become ready.
 func TestExternalEtcdTLS(t *testing.T) {
 	c := hostCluster(t)
 	ctx := t.Context()
@@ -159,14 +186,7 @@ func TestExternalEtcdTLS(t *testing.T) {
 		return resp.Count
 	}
 
-	ports := make([]int32, 2)
-	for i := range ports {
-		p, err := framework.FreePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports[i] = int32(p)
-	}
+	ports := freePorts(t, 2)
 	s := newSimulator("tls")
 	s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort, s.Spec.EtcdURL, s.Spec.EtcdTLSSecretName = ports[0], ports[1], etcd.URL, secret.Name
 
@@ -182,6 +202,16 @@ spec:
 `, etcd.URL))); err == nil || !strings.Contains(err.Error(), "cannot get secrets etcd-client") {
 		t.Errorf("a user who may not get the Secret names it: %v, want 403 naming get secrets etcd-client\n%s", err, out)
 	}
+
+	// Without the client certificate (nor etcd's CA) kube-apiserver cannot
+	// use the etcd; on a port where nothing listens neither.
+	t.Run("without etcdTLSSecretName", func(t *testing.T) {
+		expectEtcdUnavailable(t, ns, "no-cert", etcd.URL, "x509: certificate signed by unknown authority")
+	})
+	t.Run("nothing listens", func(t *testing.T) {
+		closed := fmt.Sprintf("http://127.0.0.1:%d", freePorts(t, 1)[0])
+		expectEtcdUnavailable(t, ns, "no-etcd", closed, "connect: connection refused")
+	})
 
 	created, err := simClient(t).SimV1alpha1().Simulators(ns).Create(ctx, s, metav1.CreateOptions{})
 	if err != nil {

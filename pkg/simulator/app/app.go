@@ -40,12 +40,14 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/controlplane"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/etcdprobe"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/reset"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/sandbox"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/schedconfig"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/server"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/snapshot"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/supervisor"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/termination"
 )
 
 // Run runs the simulator until ctx ends, then stops every child and
@@ -197,6 +199,13 @@ func Run(ctx context.Context, o *config.Options) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.ServeTLS(listener, "", "") }()
 	go logWhenReady(ctx, start, checks)
+	etcdErr := make(chan error, 1)
+	go func() {
+		probe := func(ctx context.Context) error { return etcdprobe.Probe(ctx, o) }
+		if err := watchEtcd(ctx, apiReady, probe, etcdGrace, 2*time.Second); err != nil {
+			etcdErr <- err
+		}
+	}()
 	logger.Info("Simulator started", "server", addr, "kubeAPIServer", restConfig.Host, "dataDir", dataDir)
 
 	var runErr error
@@ -205,6 +214,10 @@ func Run(ctx context.Context, o *config.Options) error {
 		logger.Info("Stopping")
 	case runErr = <-serveErr:
 		runErr = fmt.Errorf("serving on %s: %w", addr, runErr)
+	case runErr = <-etcdErr:
+		// Ending is how the reason reaches the Pod's status (the
+		// termination message); the kubelet starts the container again.
+		logger.Error(runErr, "Stopping: kube-apiserver cannot use etcd")
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
@@ -227,6 +240,35 @@ func checkCredentials(o *config.Options) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// etcdGrace is how long kube-apiserver may be not ready before etcd is
+// probed: longer than kube-apiserver's own etcd dial timeout (20 s) and
+// than a loaded node may take to start the Pod's etcd container.
+const etcdGrace = 30 * time.Second
+
+// watchEtcd checks kube-apiserver every interval and returns an
+// EtcdUnavailable error once it has not been ready for grace and probe says
+// why: etcd does not answer or refuses us. It returns nil when ctx ends.
+func watchEtcd(ctx context.Context, apiReady server.Check, probe func(context.Context) error, grace, interval time.Duration) error {
+	notReadySince := time.Now()
+	var reason error
+	_ = wait.PollUntilContextCancel(ctx, interval, false, func(ctx context.Context) (bool, error) {
+		if apiReady.Check(ctx) == nil {
+			notReadySince = time.Now()
+			return false, nil
+		}
+		if time.Since(notReadySince) < grace {
+			return false, nil
+		}
+		if err := probe(ctx); err != nil && ctx.Err() == nil {
+			reason = &termination.Error{Reason: termination.ReasonEtcdUnavailable, Err: fmt.Errorf(
+				"kube-apiserver has not been ready for %s and its etcd cannot be used: %w", time.Since(notReadySince).Round(time.Second), err)}
+			return true, nil
+		}
+		return false, nil
+	})
+	return reason
 }
 
 // logWhenReady logs how long the simulator took to become ready.

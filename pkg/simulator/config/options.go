@@ -31,6 +31,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/termination"
 )
 
 // Environment variables: KEP-159's first, then ours.
@@ -50,6 +51,7 @@ const (
 	EnvKwokPort         = "SIMULATOR_KWOK_PORT"
 	EnvBindAddress      = "SIMULATOR_BIND_ADDRESS"
 	EnvAdvertiseAddress = "SIMULATOR_ADVERTISE_ADDRESS"
+	EnvTerminationLog   = "SIMULATOR_TERMINATION_MESSAGE_PATH"
 )
 
 // Defaults.
@@ -129,6 +131,9 @@ type Options struct {
 	// empty means the bind address if it is a specific one, else
 	// kube-apiserver's own choice (the Pod IP).
 	AdvertiseAddress string
+	// TerminationMessagePath receives why the simulator ended, when the
+	// file exists (the kubelet makes it; see package termination).
+	TerminationMessagePath string
 }
 
 // NewOptions returns the defaults.
@@ -141,6 +146,8 @@ func NewOptions() *Options {
 		SchedulerPort:  DefaultSchedulerPort,
 		KwokPort:       DefaultKwokPort,
 		BindAddress:    DefaultBindAddress,
+
+		TerminationMessagePath: termination.DefaultPath,
 	}
 }
 
@@ -161,6 +168,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.KwokPort, "kwok-port", o.KwokPort, "kwok controller's server port on 127.0.0.1; 0 disables it (env "+EnvKwokPort+").")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "Address the inner kube-apiserver and the simulator server listen on (env "+EnvBindAddress+").")
 	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "Advertised address of the inner kube-apiserver (env "+EnvAdvertiseAddress+").")
+	fs.StringVar(&o.TerminationMessagePath, "termination-message-path", o.TerminationMessagePath, "File that receives why the simulator ended, written only if it exists (env "+EnvTerminationLog+").")
 }
 
 // ApplyEnv overrides the options with the environment variables that are
@@ -206,6 +214,7 @@ func (o *Options) ApplyEnv(lookup func(string) (string, bool)) error {
 		{EnvDataDir, &o.DataDir},
 		{EnvBindAddress, &o.BindAddress},
 		{EnvAdvertiseAddress, &o.AdvertiseAddress},
+		{EnvTerminationLog, &o.TerminationMessagePath},
 	}
 	for _, s := range strs {
 		if v, ok := get(s.name); ok {
@@ -281,6 +290,16 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("%s: %w", EnvCORSAllowedOriginList, err))
 	}
 	return errors.Join(errs...)
+}
+
+// EtcdTLSFiles returns the paths of etcd's CA and of the etcd client
+// certificate and key in EtcdTLSDir (a kubernetes.io/tls Secret's keys);
+// empty when there is no EtcdTLSDir.
+func (o *Options) EtcdTLSFiles() (ca, cert, key string) {
+	if o.EtcdTLSDir == "" {
+		return "", "", ""
+	}
+	return filepath.Join(o.EtcdTLSDir, "ca.crt"), filepath.Join(o.EtcdTLSDir, "tls.crt"), filepath.Join(o.EtcdTLSDir, "tls.key")
 }
 
 // Credential returns the path of a credential file.

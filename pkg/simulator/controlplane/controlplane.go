@@ -208,11 +208,8 @@ func KubeAPIServerSpec(o *config.Options, bin string) supervisor.Spec {
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
 	}
-	if o.EtcdTLSDir != "" {
-		args = append(args,
-			"--etcd-cafile="+filepath.Join(o.EtcdTLSDir, "ca.crt"),
-			"--etcd-certfile="+filepath.Join(o.EtcdTLSDir, "tls.crt"),
-			"--etcd-keyfile="+filepath.Join(o.EtcdTLSDir, "tls.key"))
+	if ca, cert, key := o.EtcdTLSFiles(); ca != "" {
+		args = append(args, "--etcd-cafile="+ca, "--etcd-certfile="+cert, "--etcd-keyfile="+key)
 	}
 	if addr := advertiseAddress(o); addr != "" {
 		args = append(args, "--advertise-address="+addr)
