@@ -60,19 +60,6 @@ var benchPaths = []string{"direct", "services-proxy", "sim-proxy"}
 // benchClients is how many clients make requests at once.
 const benchClients = 8
 
-// benchNodes is how many Nodes the 5,000-Node figures use
-// (SIM_BENCH_NODES, e.g. smaller for a quick run).
-func benchNodes(b *testing.B) int {
-	n := 5000
-	if v := os.Getenv("SIM_BENCH_NODES"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n <= 0 {
-			b.Fatalf("SIM_BENCH_NODES=%q: want a positive number", v)
-		}
-	}
-	return n
-}
-
 // pathTarget is one running simulator and how to reach its inner apiserver
 // on each path.
 type pathTarget struct {
@@ -395,7 +382,7 @@ func BenchmarkSimulatorPod(b *testing.B) {
 		}
 	}
 
-	n := benchNodes(b)
+	n := framework.BenchNodes(b)
 	createPool(b, ns, last.Name, "rss", n)
 	reportPodMemory(b, fmt.Sprintf("%d-nodes", n), podMemory(b, simulatorPod(b, last)))
 }

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -174,4 +175,19 @@ func BenchIdle(b *testing.B, def time.Duration) time.Duration {
 		b.Fatalf("SIM_BENCH_IDLE=%q: %v", v, err)
 	}
 	return d
+}
+
+// BenchNodes is how many Nodes the many-Node benchmarks make:
+// SIM_BENCH_NODES if set (e.g. fewer for a quick run), else 5000.
+func BenchNodes(b *testing.B) int {
+	b.Helper()
+	v := os.Getenv("SIM_BENCH_NODES")
+	if v == "" {
+		return 5000
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		b.Fatalf("SIM_BENCH_NODES=%q: want a positive number", v)
+	}
+	return n
 }

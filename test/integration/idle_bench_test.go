@@ -34,7 +34,7 @@ const clockTicks = 100
 // their RSS at the end, and how many Nodes stopped being Ready (must be 0).
 // Run it once: go test -p 1 -run '^$' -bench IdleNodes -benchtime 1x -timeout 30m ./test/integration/
 func BenchmarkIdleNodes(b *testing.B) {
-	n := benchNodes(b)
+	n := framework.BenchNodes(b)
 	idle := framework.BenchIdle(b, 10*time.Minute)
 	ns := createNamespace(b, "bench-idle")
 	for i := range b.N {

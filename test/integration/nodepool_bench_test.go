@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -28,25 +27,13 @@ import (
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
-// benchNodes is how many Nodes BenchmarkNodesToReady makes (SIM_BENCH_NODES, default 5000).
-func benchNodes(b *testing.B) int {
-	n := 5000
-	if v := os.Getenv("SIM_BENCH_NODES"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n <= 0 {
-			b.Fatalf("SIM_BENCH_NODES=%q: want a positive number", v)
-		}
-	}
-	return n
-}
-
 // BenchmarkNodesToReady measures, each against a fresh simulator, how long n
 // Nodes take to exist and be Ready (kwok makes them Ready) when made by a
 // NodePool, by a raw 32-worker protobuf create loop, and by
 // `kwokctl scale node`, and reports the three and their ratios (DESIGN §8).
 // Run it once: go test -p 1 -run '^$' -bench NodesToReady -benchtime 1x ./test/integration/
 func BenchmarkNodesToReady(b *testing.B) {
-	n := benchNodes(b)
+	n := framework.BenchNodes(b)
 	ns := createNamespace(b, "bench-nodes")
 	var raw, pool, kwokctl time.Duration
 	var series []framework.Series
