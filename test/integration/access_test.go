@@ -77,6 +77,23 @@ func fetchKubeconfig(t testing.TB, ns, name, query string) string {
 	return path
 }
 
+// checkCallerInside asks simulator ns/name, through its proxy with cfg, who
+// the caller is (a SelfSubjectReview inside) and checks that it is user in
+// group.
+func checkCallerInside(t testing.TB, cfg *rest.Config, ns, name, user, group string) {
+	t.Helper()
+	code, body := rawRequestBody(t, cfg, http.MethodPost,
+		framework.SimulatorPath(ns, name, "proxy", "/apis/authentication.k8s.io/v1/selfsubjectreviews"),
+		`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
+	var review authenticationv1.SelfSubjectReview
+	if err := json.Unmarshal(body, &review); err != nil || code != http.StatusCreated {
+		t.Fatalf("SelfSubjectReview inside: %d %v\n%s", code, err, body)
+	}
+	if u := review.Status.UserInfo; u.Username != user || !slices.Contains(u.Groups, group) {
+		t.Errorf("inside the simulator the caller is %+v, want %s in %s", u, user, group)
+	}
+}
+
 // TestKubeconfigAndProxy works inside a simulator with plain kubectl and the
 // kubeconfig the server hands out, through the host and directly.
 func TestKubeconfigAndProxy(t *testing.T) {
@@ -203,16 +220,7 @@ func TestAccessRBAC(t *testing.T) {
 	}
 
 	// The proxy acts inside as the caller.
-	code, body := rawRequestBody(t, mustUserConfig(t, "edit-user", "team-a"), http.MethodPost,
-		framework.SimulatorPath(ns, "target", "proxy", "/apis/authentication.k8s.io/v1/selfsubjectreviews"),
-		`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
-	var review authenticationv1.SelfSubjectReview
-	if err := json.Unmarshal(body, &review); err != nil || code != http.StatusCreated {
-		t.Fatalf("SelfSubjectReview inside: %d %v\n%s", code, err, body)
-	}
-	if u := review.Status.UserInfo; u.Username != "edit-user" || !slices.Contains(u.Groups, "team-a") {
-		t.Errorf("inside the simulator the caller is %+v, want edit-user in team-a", u)
-	}
+	checkCallerInside(t, mustUserConfig(t, "edit-user", "team-a"), ns, "target", "edit-user", "team-a")
 
 	// The kubeconfig's token: its simulator's proxy and nothing else.
 	kcFile := fetchKubeconfig(t, ns, "target", "")

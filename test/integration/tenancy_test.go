@@ -9,11 +9,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -435,16 +433,7 @@ func TestImpersonationCannotBeDropped(t *testing.T) {
 			return wrap(rt).RoundTrip(req)
 		})
 	}
-	code, body := rawRequestBody(t, cfg, http.MethodPost,
-		framework.SimulatorPath(ns, "target", "proxy", "/apis/authentication.k8s.io/v1/selfsubjectreviews"),
-		`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
-	var review authenticationv1.SelfSubjectReview
-	if err := json.Unmarshal(body, &review); err != nil || code != http.StatusCreated {
-		t.Fatalf("SelfSubjectReview inside: %d %v\n%s", code, err, body)
-	}
-	if u := review.Status.UserInfo; u.Username != "conn-user" || !slices.Contains(u.Groups, "team-a") {
-		t.Errorf("inside the simulator the caller is %+v, want conn-user in team-a", u)
-	}
+	checkCallerInside(t, cfg, ns, "target", "conn-user", "team-a")
 }
 
 type roundTripperFunc func(*http.Request) (*http.Response, error)
