@@ -44,11 +44,7 @@ const availableTimeout = 2 * time.Minute
 
 func simClient(t testing.TB) simclientset.Interface {
 	t.Helper()
-	c, err := simclientset.NewForConfig(hostCluster(t).Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return hostCluster(t).Sims
 }
 
 // newNamespace creates a namespace for one test and deletes it afterwards.

@@ -36,6 +36,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+
+	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
 )
 
 // Options configure StartCluster.
@@ -79,6 +81,8 @@ type Cluster struct {
 	Config *rest.Config
 	// Client is a clientset for Config.
 	Client kubernetes.Interface
+	// Sims is a clientset of sim.x-k8s.io for Config.
+	Sims simclientset.Interface
 	// KubeconfigPath is a kubeconfig file for Config.
 	KubeconfigPath string
 	// SimAPIServerPort is the port sim-apiserver serves on, on 127.0.0.1.

@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+
+	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
 )
 
 const (
@@ -114,6 +116,9 @@ func startKubeAPIServer(ctx context.Context, c *Cluster, binary, etcdURL string)
 	c.Host = hostURL("https", c.bindIP, port)
 	c.Config = restConfig(c.Host, c.clusterCA.certPEM(), admin)
 	if c.Client, err = kubernetes.NewForConfig(c.Config); err != nil {
+		return p, fmt.Errorf("creating admin client: %w", err)
+	}
+	if c.Sims, err = simclientset.NewForConfig(c.Config); err != nil {
 		return p, fmt.Errorf("creating admin client: %w", err)
 	}
 	err = waitFor(ctx, p, time.Minute, func(ctx context.Context) (bool, error) {

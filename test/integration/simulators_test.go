@@ -30,11 +30,7 @@ import (
 
 func simClient(t testing.TB) simclientset.Interface {
 	t.Helper()
-	c, err := simclientset.NewForConfig(hostCluster(t).Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return hostCluster(t).Sims
 }
 
 func newSimulator(name string) *v1alpha1.Simulator {
