@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"strings"
 	"testing"
@@ -18,11 +19,14 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	simulatorcontroller "sigs.k8s.io/simulator-apiserver/pkg/controller/simulator"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
-func countKeys(t testing.TB, etcdURL, prefix string) int64 {
+// countKeys counts the keys under prefix in the etcd at etcdURL, with
+// tlsConfig if it is not nil.
+func countKeys(t testing.TB, etcdURL string, tlsConfig *tls.Config, prefix string) int64 {
 	t.Helper()
-	client, err := clientv3.New(clientv3.Config{Endpoints: []string{etcdURL}, DialTimeout: 5 * time.Second})
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{etcdURL}, DialTimeout: 5 * time.Second, TLS: tlsConfig})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +36,28 @@ func countKeys(t testing.TB, etcdURL, prefix string) int64 {
 		t.Fatal(err)
 	}
 	return resp.Count
+}
+
+// deleteAndWaitForPurge deletes simulator ns/name, whose Pod pod runs as
+// proc, plays kubelet (stops proc, removes the Pod) and waits until the
+// simulator's keys under prefix in its etcd (see countKeys) are gone.
+func deleteAndWaitForPurge(t testing.TB, ns, name string, pod corev1.Pod, proc *framework.SimulatorProcess, etcdURL string, tlsConfig *tls.Config, prefix string) {
+	t.Helper()
+	c := hostCluster(t)
+	if err := simClient(t).SimV1alpha1().Simulators(ns).Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the Pod to be deleted", func(ctx context.Context) (bool, error) {
+		p, err := c.Client.CoreV1().Pods(ns).Get(ctx, pod.Name, metav1.GetOptions{})
+		return err == nil && p.DeletionTimestamp != nil, nil
+	})
+	proc.Stop()
+	if err := c.Client.CoreV1().Pods(ns).Delete(t.Context(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, fmt.Sprintf("the keys under %s to be purged", prefix), func(context.Context) (bool, error) {
+		return countKeys(t, etcdURL, tlsConfig, prefix) == 0, nil
+	})
 }
 
 // TestExternalEtcd runs a simulator on an external etcd: its objects survive
@@ -72,7 +98,7 @@ func TestExternalEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	prefix := backing.EtcdPrefix(created)
-	if n := countKeys(t, etcd.URL, prefix); n == 0 {
+	if n := countKeys(t, etcd.URL, nil, prefix); n == 0 {
 		t.Fatalf("no keys under %s in the external etcd", prefix)
 	}
 
@@ -96,21 +122,7 @@ func TestExternalEtcd(t *testing.T) {
 		return err == nil, nil
 	})
 
-	// Deleting the simulator deletes its Pod; play kubelet: stop it.
-	if err := simClient(t).SimV1alpha1().Simulators(ns).Delete(ctx, "ext", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the Pod to be deleted", func(ctx context.Context) (bool, error) {
-		p, err := c.Client.CoreV1().Pods(ns).Get(ctx, pod2.Name, metav1.GetOptions{})
-		return err == nil && p.DeletionTimestamp != nil, nil
-	})
-	proc.Stop()
-	if err := c.Client.CoreV1().Pods(ns).Delete(ctx, pod2.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, fmt.Sprintf("the keys under %s to be purged", prefix), func(context.Context) (bool, error) {
-		return countKeys(t, etcd.URL, prefix) == 0, nil
-	})
+	deleteAndWaitForPurge(t, ns, "ext", pod2, proc, etcd.URL, nil, prefix)
 }
 
 // expectEtcdUnavailable creates a simulator on etcdURL that cannot use it,
@@ -173,18 +185,6 @@ func TestExternalEtcdTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	countTLSKeys := func(prefix string) int64 {
-		client, err := clientv3.New(clientv3.Config{Endpoints: []string{etcd.URL}, DialTimeout: 5 * time.Second, TLS: tlsConfig})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer client.Close() //nolint:errcheck
-		resp, err := client.Get(ctx, prefix+"/", clientv3.WithPrefix(), clientv3.WithCountOnly())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.Count
-	}
 
 	ports := freePorts(t, 2)
 	s := newSimulator("tls")
@@ -232,23 +232,9 @@ spec:
 	t.Cleanup(proc.Stop)
 	waitForPhase(t, simClient(t), ns, "tls", v1alpha1.SimulatorAvailable)
 	prefix := backing.EtcdPrefix(created)
-	if n := countTLSKeys(prefix); n == 0 {
+	if n := countKeys(t, etcd.URL, tlsConfig, prefix); n == 0 {
 		t.Fatalf("no keys under %s in the TLS etcd", prefix)
 	}
 
-	// Deleting the simulator deletes its Pod; play kubelet: stop it.
-	if err := simClient(t).SimV1alpha1().Simulators(ns).Delete(ctx, "tls", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the Pod to be deleted", func(ctx context.Context) (bool, error) {
-		p, err := c.Client.CoreV1().Pods(ns).Get(ctx, pod.Name, metav1.GetOptions{})
-		return err == nil && p.DeletionTimestamp != nil, nil
-	})
-	proc.Stop()
-	if err := c.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, fmt.Sprintf("the keys under %s to be purged", prefix), func(context.Context) (bool, error) {
-		return countTLSKeys(prefix) == 0, nil
-	})
+	deleteAndWaitForPurge(t, ns, "tls", pod, proc, etcd.URL, tlsConfig, prefix)
 }
