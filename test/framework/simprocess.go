@@ -18,7 +18,6 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
-	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
 	"sigs.k8s.io/simulator-apiserver/pkg/pki"
 	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
@@ -156,11 +155,7 @@ type simulatorRun struct {
 // credentials the reconciler made, a termination message file as the
 // kubelet makes one, and does not wait.
 func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name string) (*SimulatorProcess, *simulatorRun, error) {
-	sims, err := simclientset.NewForConfig(c.Config)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := sims.SimV1alpha1().Simulators(namespace).Get(ctx, name, metav1.GetOptions{})
+	s, err := c.Sims.SimV1alpha1().Simulators(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
