@@ -132,6 +132,9 @@ func (c completedConfig) New() (*Server, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if err := genericServer.AddReadyzChecks(authenticationCheck(&c.GenericConfig.Authentication)); err != nil {
+		return nil, err
+	}
 	// Status is computed from this cache: until it has synced, answers would be wrong.
 	if err := genericServer.AddReadyzChecks(healthz.NamedCheck("host-cache-synced", func(*http.Request) error {
 		if !hostCache.HasSynced() {

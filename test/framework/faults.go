@@ -103,18 +103,31 @@ func (c *Cluster) KillSimAPIServer() error {
 // starts it again with the same flags on the same port, and waits until it
 // serves and the host finds its APIService Available again.
 func (c *Cluster) RestartSimAPIServer(ctx context.Context) error {
+	wait, err := c.StartSimAPIServerAgain(ctx)
+	if err != nil {
+		return err
+	}
+	return wait(ctx)
+}
+
+// StartSimAPIServerAgain restarts sim-apiserver as RestartSimAPIServer
+// does but returns once the process has started, for tests of what it
+// answers while it starts; wait waits as RestartSimAPIServer does.
+func (c *Cluster) StartSimAPIServerAgain(ctx context.Context) (wait func(context.Context) error, err error) {
 	p, err := c.restartProcess(ctx, simAPIServerName)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := waitForSimAPIServer(ctx, c, p, c.SimAPIServerPort); err != nil {
-		return err
-	}
-	client, err := aggregator.NewForConfig(c.Config)
-	if err != nil {
-		return err
-	}
-	return waitForAPIService(ctx, client, p)
+	return func(ctx context.Context) error {
+		if err := waitForSimAPIServer(ctx, c, p, c.SimAPIServerPort); err != nil {
+			return err
+		}
+		client, err := aggregator.NewForConfig(c.Config)
+		if err != nil {
+			return err
+		}
+		return waitForAPIService(ctx, client, p)
+	}, nil
 }
 
 // RestartKubeAPIServer stops kube-apiserver (SIGTERM), starts it again with

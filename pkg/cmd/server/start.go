@@ -149,6 +149,7 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	// The proxy subresource carries watches and upgraded streams, the api
 	// subresource imports and exports whole scenarios: no request timeout.
 	serverConfig.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(sets.NewString("watch", "proxy"), sets.NewString("proxy", "api"))
+	serverConfig.BuildHandlerChainFunc = apiserver.BuildHandlerChain
 
 	if err := o.ServerRun.ApplyTo(&serverConfig.Config); err != nil {
 		return nil, err

@@ -1,0 +1,91 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+)
+
+// TestStartingServerTakesNoOneForAnonymous restarts sim-apiserver and asks
+// it for simulators at once, as an admin, straight (as the aggregator
+// does: the front proxy's certificate and X-Remote-User) and through the
+// host: until it has loaded the front proxy's CA it answers 503 with
+// Retry-After (clients retry), never 403 for system:anonymous, and then
+// 200.
+func TestStartingServerTakesNoOneForAnonymous(t *testing.T) {
+	c := hostCluster(t)
+	ns := createNamespace(t, "starting")
+	path := "/apis/sim.x-k8s.io/v1alpha1/namespaces/" + ns + "/simulators"
+	type target struct {
+		name   string
+		url    string
+		client *http.Client
+		ok     bool
+	}
+	var targets []*target
+	for _, tc := range []struct {
+		name string
+		cfg  *rest.Config
+	}{
+		{"straight", c.FrontProxyConfig("starting-admin", "system:masters")},
+		{"through the host", c.Config},
+	} {
+		client, err := rest.HTTPClientFor(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client.Timeout = 10 * time.Second
+		targets = append(targets, &target{name: tc.name, url: tc.cfg.Host + path, client: client})
+	}
+
+	waitServing, err := c.StartSimAPIServerAgain(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]int{}
+	// As fast as it goes: the window before the CA is loaded is short.
+	err = wait.PollUntilContextTimeout(t.Context(), time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		done := true
+		for _, tg := range targets {
+			if tg.ok {
+				continue
+			}
+			done = false
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, tg.url, nil)
+			if err != nil {
+				return false, err
+			}
+			resp, err := tg.client.Do(req)
+			if err != nil {
+				answers[tg.name+": no connection"]++
+				continue
+			}
+			body, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			answers[fmt.Sprintf("%s: %d", tg.name, resp.StatusCode)]++
+			switch {
+			case resp.StatusCode == http.StatusOK:
+				tg.ok = true
+			case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
+			case resp.StatusCode == http.StatusServiceUnavailable && tg.name == "through the host":
+				// The aggregator's own answer while nothing listens.
+			default:
+				return false, fmt.Errorf("%s: %d %s", tg.name, resp.StatusCode, body)
+			}
+		}
+		return done, nil
+	})
+	t.Logf("answers while sim-apiserver started: %v", answers)
+	if err != nil {
+		t.Errorf("a request to the starting sim-apiserver: %v", err)
+	}
+	if err := waitServing(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
