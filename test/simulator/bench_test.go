@@ -19,6 +19,7 @@ package simulator_test
 import (
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -41,51 +42,84 @@ import (
 // all of them (rss-total-MiB, anon-total-MiB, file-total-MiB). The
 // file-backed part is the binaries' pages: page cache, shared by every
 // simulator Pod of a node.
+//
+// SIM_BENCH_BIN_DIRS=NAME=DIR,NAME=DIR,... compares variants of the
+// children (flags, environment, builds) as contenders: each iteration runs
+// one simulator per directory, one after the other in an order that
+// rotates, with the directory as its SIMULATOR_BIN_DIR and its etcd. A
+// variant is a directory of links to _output/bin's binaries, one of them
+// replaced by a script, e.g. kube-apiserver:
+//
+//	#!/bin/sh
+//	exec env GOMEMLIMIT=150MiB /path/to/_output/bin/kube-apiserver "$@"
 func BenchmarkStartToReady(b *testing.B) {
 	bins := binDir(b)
 	buildSimulator(b)
 	idle := framework.BenchIdle(b, time.Minute)
-	var took []time.Duration
-	figures := map[string][]float64{}
+	type variant struct{ name, dir string }
+	variants := []variant{{"", bins}}
+	if v := os.Getenv("SIM_BENCH_BIN_DIRS"); v != "" {
+		variants = nil
+		for _, pair := range strings.Split(v, ",") {
+			name, dir, ok := strings.Cut(pair, "=")
+			if !ok || name == "" || dir == "" {
+				b.Fatalf("SIM_BENCH_BIN_DIRS: %q is not NAME=DIR", pair)
+			}
+			variants = append(variants, variant{name, dir})
+		}
+	}
+	// figures[variant][unit] are the runs' values.
+	figures := map[string]map[string][]float64{}
 	b.ResetTimer()
 	for i := range b.N {
-		b.StopTimer()
-		etcd, etcdURL := startEtcdWith(b, bins, b.TempDir(), nil, backing.EtcdTuning()...)
-		b.StartTimer()
-		sim := startSimulator(b, bins, etcdURL, fmt.Sprintf("/simulators/bench/%d/%d", b.N, i))
-		d := sim.waitReady(b, 2*time.Minute)
-		b.StopTimer()
-		time.Sleep(idle) // the state measured: idle
-		total, byName := treeMemory(b, sim.cmd.Process.Pid)
-		etcdMem, err := framework.ProcessMemory(etcd.cmd.Process.Pid)
-		if err != nil {
-			b.Fatalf("etcd: %v", err)
+		for j := range variants {
+			v := variants[(i+j)%len(variants)]
+			b.StopTimer()
+			etcd, etcdURL := startEtcdWith(b, v.dir, b.TempDir(), nil, backing.EtcdTuning()...)
+			b.StartTimer()
+			sim := startSimulator(b, v.dir, etcdURL, fmt.Sprintf("/simulators/bench/%d/%d/%d", b.N, i, j))
+			d := sim.waitReady(b, 2*time.Minute)
+			b.StopTimer()
+			time.Sleep(idle) // the state measured: idle
+			total, byName := treeMemory(b, sim.cmd.Process.Pid)
+			etcdMem, err := framework.ProcessMemory(etcd.cmd.Process.Pid)
+			if err != nil {
+				b.Fatalf("etcd: %v", err)
+			}
+			byName["etcd"] = byName["etcd"].Add(etcdMem)
+			byName["total"] = total.Add(etcdMem)
+			if figures[v.name] == nil {
+				figures[v.name] = map[string][]float64{}
+			}
+			add := func(unit string, value float64) { figures[v.name][unit] = append(figures[v.name][unit], value) }
+			add("ms-to-ready(median)", float64(d.Milliseconds()))
+			var parts []string
+			for _, name := range slices.Sorted(maps.Keys(byName)) {
+				m := byName[name]
+				add("rss-"+name+"-MiB", mib(m.RSS))
+				add("anon-"+name+"-MiB", mib(m.Anon))
+				parts = append(parts, fmt.Sprintf("%s %d (anon %d)", name, m.RSS>>20, m.Anon>>20))
+			}
+			add("file-total-MiB", mib(byName["total"].File))
+			b.Logf("run %d %s: ready after %v; RSS after %v idle (MiB): %s", i, v.name, d.Round(time.Millisecond), idle, strings.Join(parts, ", "))
+			sim.stop(b, 30*time.Second)
+			if sim.waitErr != nil {
+				b.Fatalf("simulator exited with %v", sim.waitErr)
+			}
+			etcd.stop(b, 30*time.Second)
+			b.StartTimer()
 		}
-		byName["etcd"] = byName["etcd"].Add(etcdMem)
-		byName["total"] = total.Add(etcdMem)
-		var parts []string
-		for _, name := range slices.Sorted(maps.Keys(byName)) {
-			m := byName[name]
-			figures["rss-"+name+"-MiB"] = append(figures["rss-"+name+"-MiB"], mib(m.RSS))
-			figures["anon-"+name+"-MiB"] = append(figures["anon-"+name+"-MiB"], mib(m.Anon))
-			parts = append(parts, fmt.Sprintf("%s %d (anon %d)", name, m.RSS>>20, m.Anon>>20))
-		}
-		figures["file-total-MiB"] = append(figures["file-total-MiB"], mib(byName["total"].File))
-		b.Logf("run %d: ready after %v; RSS after %v idle (MiB): %s", i, d.Round(time.Millisecond), idle, strings.Join(parts, ", "))
-		took = append(took, d)
-		sim.stop(b, 30*time.Second)
-		if sim.waitErr != nil {
-			b.Fatalf("simulator exited with %v", sim.waitErr)
-		}
-		etcd.stop(b, 30*time.Second)
-		b.StartTimer()
 	}
 	b.StopTimer()
-	slices.Sort(took)
-	b.ReportMetric(float64(took[len(took)/2].Milliseconds()), "ms-to-ready(median)")
-	for unit, values := range figures {
-		slices.Sort(values)
-		b.ReportMetric(values[len(values)/2], unit)
+	for name, units := range figures {
+		for unit, values := range units {
+			slices.Sort(values)
+			if name == "" {
+				b.ReportMetric(values[len(values)/2], unit)
+			} else {
+				framework.ReportContender(b, name, values[len(values)/2], unit)
+			}
+		}
 	}
 }
 
