@@ -5,7 +5,9 @@
 # drift hits them all:
 #   test/e2e         small GET, LIST of 1,000 Nodes, watch latency (direct vs
 #                    the host's services/proxy vs simulators/proxy);
-#                    create → Available and the simulator Pod's RSS
+#                    create → Available; the simulator Pod's RSS and
+#                    working set (as kubectl top), and what two more
+#                    simulators on the node add
 #   test/integration 5,000 Nodes to Ready (NodePool vs raw loop vs kwokctl,
 #                    with Ready-over-time samples); 100 simulators listed
 #   test/simulator   scheduling throughput, sim-scheduler vs stock
