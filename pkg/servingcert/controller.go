@@ -37,7 +37,8 @@ const resync = 5 * time.Minute
 // server's dynamic serving certificate: a CertKeyContentProvider that
 // notifies on change), and keeps the APIService's caBundle. Every replica
 // runs it: they agree because the Secret is created only if absent and
-// updated with optimistic concurrency, and Next is a function of it.
+// updated with optimistic concurrency, Next is a function of it, and the
+// caBundle is the Secret's, written only forward (OlderBundle).
 type Controller struct {
 	client     kubernetes.Interface
 	aggregator aggregator.Interface
@@ -222,9 +223,13 @@ func (c *Controller) serve(ctx context.Context, cert, key []byte) {
 	}
 }
 
-// ensureCABundle sets the APIService's caBundle to bundle. The aggregator
-// then verifies the server with it: insecureSkipTLSVerify, which the API
-// refuses next to a caBundle, goes.
+// ensureCABundle sets the APIService's caBundle to bundle, the Secret's as
+// this replica last read it, unless the APIService holds a newer one (see
+// OlderBundle): a replica whose view of the Secret lags during a rotation
+// leaves alone what a replica with a newer view wrote, so that the bundle
+// only moves forward, never back and forth. The aggregator then verifies
+// the server with it: insecureSkipTLSVerify, which the API refuses next to
+// a caBundle, goes.
 func (c *Controller) ensureCABundle(ctx context.Context, bundle []byte) error {
 	if c.apiService == "" {
 		return nil
@@ -236,6 +241,11 @@ func (c *Controller) ensureCABundle(ctx context.Context, bundle []byte) error {
 			return fmt.Errorf("reading APIService %s: %w", c.apiService, err)
 		}
 		if bytes.Equal(s.Spec.CABundle, bundle) && !s.Spec.InsecureSkipTLSVerify {
+			return nil
+		}
+		if OlderBundle(bundle, s.Spec.CABundle) {
+			// The Secret's watch brings this replica the newer one.
+			klog.FromContext(ctx).V(2).Info("The APIService's caBundle is newer than this replica's Secret; leaving it", "apiService", c.apiService)
 			return nil
 		}
 		s = s.DeepCopy()

@@ -130,6 +130,49 @@ func NextCheck(now time.Time, data map[string][]byte, p Policy) time.Time {
 	return slices.MinFunc(times, time.Time.Compare)
 }
 
+// OlderBundle says whether CA bundle a is older than bundle b, in the
+// order Next makes them: a new CA joins first, the oldest leaves when it
+// expires ([c1], [c2 c1], [c2], [c3 c2], …), so the bundle whose newest CA,
+// then whose oldest CA, began later is the newer. A bundle without a CA
+// (empty, not PEM) is older than any other; b without one is older than a.
+func OlderBundle(a, b []byte) bool {
+	aNewest, aOldest, aOK := bundleAge(a)
+	bNewest, bOldest, bOK := bundleAge(b)
+	switch {
+	case !bOK:
+		return false
+	case !aOK:
+		return true
+	case !aNewest.Equal(bNewest):
+		return aNewest.Before(bNewest)
+	}
+	return aOldest.Before(bOldest)
+}
+
+// bundleAge returns when a bundle's newest and oldest CAs began.
+func bundleAge(bundle []byte) (newest, oldest time.Time, ok bool) {
+	if len(bundle) == 0 {
+		return time.Time{}, time.Time{}, false
+	}
+	certs, err := certutil.ParseCertsPEM(bundle)
+	if err != nil {
+		return time.Time{}, time.Time{}, false
+	}
+	for _, c := range certs {
+		if !c.IsCA {
+			continue
+		}
+		if !ok || c.NotBefore.After(newest) {
+			newest = c.NotBefore
+		}
+		if !ok || c.NotBefore.Before(oldest) {
+			oldest = c.NotBefore
+		}
+		ok = true
+	}
+	return newest, oldest, ok
+}
+
 // reissue says whether the serving certificate must be signed anew.
 func reissue(now time.Time, data map[string][]byte, cas []*x509.Certificate, signer *pki.CA, p Policy) bool {
 	cert := servingCert(data)

@@ -73,6 +73,9 @@ func TestRotationWithoutDowntime(t *testing.T) {
 				sameCARenewals++
 			}
 		}
+		if !bytes.Equal(next[CABundleKey], data[CABundleKey]) && (!OlderBundle(data[CABundleKey], next[CABundleKey]) || OlderBundle(next[CABundleKey], data[CABundleKey])) {
+			t.Errorf("day %d: the new caBundle is not newer than the old one (OlderBundle)", day)
+		}
 		if !bytes.Equal(next[CAKeyKey], data[CAKeyKey]) {
 			caRotations++
 			if n := len(mustParse(t, next[CABundleKey])); n != 2 {
