@@ -24,11 +24,16 @@
 #                      A simulator Pod's etcd container runs it with command etcd.
 #   sim-apiserver.tar  sim.x-k8s.io/sim-apiserver:VERSION, runs as 65532.
 #   pause.tar          sim.x-k8s.io/pause:PAUSE_TAG, the node's sandbox image.
+#   httpclient.tar     sim.x-k8s.io/httpclient:test, runs as 65532: the test
+#                      client (test/images/httpclient) that e2e tests run in
+#                      Pods to attack what Pods reach. Only tests ask for it
+#                      (not in the default IMAGES); its tag is fixed, as the
+#                      node's containerd is new with every cluster.
 #
 # VERSION defaults to what the Makefile stamps into the binaries, so that
 # sim-apiserver's default simulator image (pkg/version) is the one built here.
-# The kube binaries come from BIN_DIR (`make tools`); simulator, sim-apiserver
-# and pause are built static from this tree into OUT_DIR/bin.
+# The kube binaries come from BIN_DIR (`make tools`); simulator, sim-apiserver,
+# pause and httpclient are built static from this tree into OUT_DIR/bin.
 #
 # An image is rebuilt only when its inputs (binaries, VERSION, this script)
 # changed: their sha256 is kept next to the tarball in <image>.tar.stamp.
@@ -178,8 +183,12 @@ for image in ${IMAGES}; do
     build sim-apiserver "${IMAGE_REPO}/sim-apiserver:${VERSION}" 65532:65532 /sim-apiserver /tmp \
       "/:${OUT_DIR}/bin/sim-apiserver"
     ;;
+  httpclient)
+    go_build ./test/images/httpclient httpclient
+    build httpclient "${IMAGE_REPO}/httpclient:test" 65532:65532 /httpclient "" "/:${OUT_DIR}/bin/httpclient"
+    ;;
   *)
-    log "error: unknown image ${image} (want pause, simulator or sim-apiserver)"
+    log "error: unknown image ${image} (want pause, simulator, sim-apiserver or httpclient)"
     exit 1
     ;;
   esac
