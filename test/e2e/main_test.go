@@ -68,7 +68,11 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithTimeout(klog.NewContext(context.Background(), klog.Background()), startTimeout)
 	start := time.Now()
-	c, err := framework.StartCluster(ctx, framework.Options{WithNode: true, MachineLock: lock})
+	c, err := framework.StartCluster(ctx, framework.Options{
+		WithNode: true, MachineLock: lock,
+		// For the attacks from a Pod (TestSimulatorFromAnotherNamespacesPod).
+		NodeImages: []string{framework.HTTPClientImageName},
+	})
 	cancel()
 	switch {
 	case framework.Skippable(err):

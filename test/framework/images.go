@@ -30,8 +30,17 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// versionFlag is the -X flag that stamps pkg/version.Version.
-const versionFlag = modulePath + "/pkg/version.Version="
+const (
+	// versionFlag is the -X flag that stamps pkg/version.Version.
+	versionFlag = modulePath + "/pkg/version.Version="
+
+	// HTTPClientImageName, among Options.NodeImages, puts HTTPClientImage
+	// on the node.
+	HTTPClientImageName = "httpclient"
+	// HTTPClientImage is the test client of test/images/httpclient, for
+	// tests that make requests from a Pod (hack/build-images.sh tags it).
+	HTTPClientImage = "sim.x-k8s.io/httpclient:test"
+)
 
 // buildImages runs hack/build-images.sh (which skips unchanged images) for
 // images and returns the tarballs it wrote. The images are tagged with the
