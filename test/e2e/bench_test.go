@@ -108,7 +108,7 @@ func newPathTarget(b *testing.B) *pathTarget {
 		bases: map[string]string{
 			"direct":         innerCfg.Host,
 			"services-proxy": c.Config.Host + fmt.Sprintf("/api/v1/namespaces/%s/services/https:%s:kube-apiserver/proxy", ns, sim.SimulatorServiceName(s.Name)),
-			"sim-proxy":      c.Config.Host + fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators/%s/proxy", ns, s.Name),
+			"sim-proxy":      c.Config.Host + framework.SimulatorPath(ns, s.Name, "proxy", ""),
 		},
 	}
 }

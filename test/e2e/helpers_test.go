@@ -182,7 +182,7 @@ func checkPodOnNode(t testing.TB, pod *corev1.Pod) {
 func proxyClient(t testing.TB, ns, name string) kubernetes.Interface {
 	t.Helper()
 	cfg := rest.CopyConfig(hostCluster(t).Config)
-	cfg.Host += fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators/%s/proxy", ns, name)
+	cfg.Host += framework.SimulatorPath(ns, name, "proxy", "")
 	cfg.Timeout = 30 * time.Second
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

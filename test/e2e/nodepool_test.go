@@ -60,7 +60,7 @@ func TestExampleNodePool(t *testing.T) {
 		t.Errorf("kubectl get np: %v %q, want %v …", err, out, want)
 	}
 
-	raw, err := kubectl(t, "get", "--raw", fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/simulators/example/kubeconfig", ns))
+	raw, err := kubectl(t, "get", "--raw", framework.SimulatorPath(ns, "example", "kubeconfig", ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,9 +17,7 @@ limitations under the License.
 package e2e
 
 import (
-	"context"
 	"crypto/tls"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -28,7 +26,6 @@ import (
 	"strings"
 	"testing"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -69,35 +66,12 @@ func checkSimulatorAPIGuarded(t *testing.T, s *v1alpha1.Simulator, pod *corev1.P
 	}
 
 	const reader = "e2e-api-reader"
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: reader}, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{sim.GroupName}, Resources: []string{"simulators/api"}, Verbs: []string{"get"}},
-	}}
-	if _, err := c.Client.RbacV1().Roles(s.Namespace).Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: reader},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: reader},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: reader}},
-	}
-	if _, err := c.Client.RbacV1().RoleBindings(s.Namespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	poll(t, "the reader's RBAC", availableTimeout, func(ctx context.Context) (bool, string) {
-		review, err := c.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User:               reader,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: s.Namespace, Verb: "get", Group: sim.GroupName, Resource: "simulators", Subresource: "api", Name: s.Name},
-		}}, metav1.CreateOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		return review.Status.Allowed, review.Status.Reason
-	})
+	framework.Grant(t, c, s.Namespace, reader, rbacv1.PolicyRule{APIGroups: []string{sim.GroupName}, Resources: []string{"simulators/api"}, Verbs: []string{"get"}})
 	kc, err := c.UserKubeconfig(reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := fmt.Sprintf("/apis/%s/%s/namespaces/%s/simulators/%s/api", framework.SimAPIGroup, framework.SimAPIVersion, s.Namespace, s.Name)
+	api := framework.SimulatorPath(s.Namespace, s.Name, "api", "")
 	if out, err := framework.Kubectl(t, c, kc, "get", "--raw", api+"/v1/export"); err != nil || !strings.Contains(out, `"hello"`) {
 		t.Errorf("the reader's export through the host: %v\n%s", err, out)
 	}

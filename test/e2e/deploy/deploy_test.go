@@ -197,13 +197,13 @@ images:
 		t.Errorf("the deployed server's account creates an unlabelled Secret in %s: %v, want refused by the policy\n%s", ns, err, out)
 	}
 	// Host aggregator → a deployed sim-apiserver → the simulator's Pod.
-	out := mustKubectl(t, "get", "--raw", fmt.Sprintf("/apis/%s/%s/namespaces/%s/simulators/example/proxy/api/v1/namespaces/kube-system", framework.SimAPIGroup, framework.SimAPIVersion, ns))
+	out := mustKubectl(t, "get", "--raw", framework.SimulatorPath(ns, "example", "proxy", "/api/v1/namespaces/kube-system"))
 	if !strings.Contains(out, `"name":"kube-system"`) {
 		t.Errorf("the simulator's kube-system namespace through the proxy: got %s", out)
 	}
 	// … and to the simulator's own API: a Pod (the server's) to a Pod, with
 	// the simulator's admin certificate.
-	out = mustKubectl(t, "get", "--raw", fmt.Sprintf("/apis/%s/%s/namespaces/%s/simulators/example/api/v1/schedulerconfiguration", framework.SimAPIGroup, framework.SimAPIVersion, ns))
+	out = mustKubectl(t, "get", "--raw", framework.SimulatorPath(ns, "example", "api", "/v1/schedulerconfiguration"))
 	if !strings.Contains(out, "KubeSchedulerConfiguration") {
 		t.Errorf("the simulator's scheduler configuration through simulators/api: got %s", out)
 	}
