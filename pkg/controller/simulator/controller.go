@@ -15,6 +15,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -303,28 +305,56 @@ func complete(secret *corev1.Secret) bool {
 	return true
 }
 
-func (c *Controller) ensureService(ctx context.Context, s *v1alpha1.Simulator) error {
-	want := backing.Service(s)
-	current, err := c.services.Services(s.Namespace).Get(want.Name)
+// hostClient is what ensureObject needs of a typed host client.
+type hostClient[T any] interface {
+	Create(context.Context, T, metav1.CreateOptions) (T, error)
+	Get(context.Context, string, metav1.GetOptions) (T, error)
+	Update(context.Context, T, metav1.UpdateOptions) (T, error)
+}
+
+// ensureObject keeps the simulator's host object want: it is made when the
+// cache has none of its name; one that is there must be the simulator's,
+// and fix, if not nil, returns it brought back to want, or false when it
+// is as wanted.
+func ensureObject[T metav1.Object](ctx context.Context, s *v1alpha1.Simulator, kind string, want T,
+	cached func(name string) (T, error), client hostClient[T], fix func(current T) (T, bool),
+) error {
+	current, err := cached(want.GetName())
 	if apierrors.IsNotFound(err) {
-		services := c.host.CoreV1().Services(s.Namespace)
-		_, err = services.Create(ctx, want, metav1.CreateOptions{})
-		return created(ctx, s, "Service", want.Name, err, services.Get)
+		_, err = client.Create(ctx, want, metav1.CreateOptions{})
+		return created(ctx, s, kind, want.GetName(), err, client.Get)
 	}
 	if err != nil {
 		return err
 	}
-	if err := ours(s, "Service", current); err != nil {
+	if err := ours(s, kind, current); err != nil {
 		return err
 	}
-	if samePorts(current.Spec.Ports, want.Spec.Ports) && current.Spec.Selector[sim.LabelSimulator] == s.Name {
+	if fix == nil {
 		return nil
 	}
-	updated := current.DeepCopy()
-	updated.Spec.Ports = want.Spec.Ports
-	updated.Spec.Selector = want.Spec.Selector
-	_, err = c.host.CoreV1().Services(s.Namespace).Update(ctx, updated, metav1.UpdateOptions{})
-	return err
+	updated, changed := fix(current)
+	if !changed {
+		return nil
+	}
+	if _, err := client.Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("updating %s %s: %w", kind, want.GetName(), err)
+	}
+	return nil
+}
+
+func (c *Controller) ensureService(ctx context.Context, s *v1alpha1.Simulator) error {
+	want := backing.Service(s)
+	return ensureObject(ctx, s, "Service", want, c.services.Services(s.Namespace).Get, c.host.CoreV1().Services(s.Namespace),
+		func(current *corev1.Service) (*corev1.Service, bool) {
+			if samePorts(current.Spec.Ports, want.Spec.Ports) && current.Spec.Selector[sim.LabelSimulator] == s.Name {
+				return nil, false
+			}
+			updated := current.DeepCopy()
+			updated.Spec.Ports = want.Spec.Ports
+			updated.Spec.Selector = want.Spec.Selector
+			return updated, true
+		})
 }
 
 func samePorts(a, b []corev1.ServicePort) bool {
@@ -343,26 +373,16 @@ func samePorts(a, b []corev1.ServicePort) bool {
 // must reach it (backing.NetworkPolicy).
 func (c *Controller) ensureNetworkPolicy(ctx context.Context, s *v1alpha1.Simulator) error {
 	want := backing.NetworkPolicy(s, c.serverNamespace)
-	policies := c.host.NetworkingV1().NetworkPolicies(s.Namespace)
-	current, err := c.policies.NetworkPolicies(s.Namespace).Get(want.Name)
-	if apierrors.IsNotFound(err) {
-		_, err = policies.Create(ctx, want, metav1.CreateOptions{})
-		return created(ctx, s, "NetworkPolicy", want.Name, err, policies.Get)
-	}
-	if err != nil {
-		return err
-	}
-	if err := ours(s, "NetworkPolicy", current); err != nil {
-		return err
-	}
-	if equality.Semantic.DeepEqual(current.Spec, want.Spec) {
-		return nil
-	}
-	// A port changed, or someone widened it by hand: ours again.
-	updated := current.DeepCopy()
-	updated.Spec = want.Spec
-	_, err = policies.Update(ctx, updated, metav1.UpdateOptions{})
-	return err
+	return ensureObject(ctx, s, "NetworkPolicy", want, c.policies.NetworkPolicies(s.Namespace).Get, c.host.NetworkingV1().NetworkPolicies(s.Namespace),
+		func(current *networkingv1.NetworkPolicy) (*networkingv1.NetworkPolicy, bool) {
+			if equality.Semantic.DeepEqual(current.Spec, want.Spec) {
+				return nil, false
+			}
+			// A port changed, or someone widened it by hand: ours again.
+			updated := current.DeepCopy()
+			updated.Spec = want.Spec
+			return updated, true
+		})
 }
 
 // ensurePod keeps exactly one live Pod, of the current generation: older
@@ -562,49 +582,22 @@ func (c *Controller) ensureProxyAccess(ctx context.Context, s *v1alpha1.Simulato
 
 func (c *Controller) ensureProxyAccount(ctx context.Context, s *v1alpha1.Simulator, account backing.ProxyAccount) error {
 	sa, role, binding := backing.ProxyAccess(s, account)
-	accounts, roles, bindings := c.host.CoreV1().ServiceAccounts(s.Namespace), c.host.RbacV1().Roles(s.Namespace), c.host.RbacV1().RoleBindings(s.Namespace)
-	currentSA, err := c.accounts.ServiceAccounts(s.Namespace).Get(sa.Name)
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err := accounts.Create(ctx, sa, metav1.CreateOptions{})
-		if err := created(ctx, s, "ServiceAccount", sa.Name, err, accounts.Get); err != nil {
-			return err
-		}
-	case err != nil:
+	if err := ensureObject(ctx, s, "ServiceAccount", sa, c.accounts.ServiceAccounts(s.Namespace).Get, c.host.CoreV1().ServiceAccounts(s.Namespace), nil); err != nil {
 		return err
-	default:
-		if err := ours(s, "ServiceAccount", currentSA); err != nil {
-			return err
-		}
 	}
-	current, err := c.roles.Roles(s.Namespace).Get(role.Name)
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err := roles.Create(ctx, role, metav1.CreateOptions{})
-		if err := created(ctx, s, "Role", role.Name, err, roles.Get); err != nil {
-			return err
-		}
-	case err != nil:
+	err := ensureObject(ctx, s, "Role", role, c.roles.Roles(s.Namespace).Get, c.host.RbacV1().Roles(s.Namespace),
+		func(current *rbacv1.Role) (*rbacv1.Role, bool) {
+			if equality.Semantic.DeepEqual(current.Rules, role.Rules) {
+				return nil, false
+			}
+			updated := current.DeepCopy()
+			updated.Rules = role.Rules
+			return updated, true
+		})
+	if err != nil {
 		return err
-	case ours(s, "Role", current) != nil:
-		return ours(s, "Role", current)
-	case !equality.Semantic.DeepEqual(current.Rules, role.Rules):
-		updated := current.DeepCopy()
-		updated.Rules = role.Rules
-		if _, err := roles.Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("updating Role %s: %w", role.Name, err)
-		}
 	}
-	currentBinding, err := c.bindings.RoleBindings(s.Namespace).Get(binding.Name)
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err := bindings.Create(ctx, binding, metav1.CreateOptions{})
-		return created(ctx, s, "RoleBinding", binding.Name, err, bindings.Get)
-	case err != nil:
-		return err
-	default:
-		return ours(s, "RoleBinding", currentBinding)
-	}
+	return ensureObject(ctx, s, "RoleBinding", binding, c.bindings.RoleBindings(s.Namespace).Get, c.host.RbacV1().RoleBindings(s.Namespace), nil)
 }
 
 // purgeExternalEtcd deletes the simulator's keys in its external etcd, with
