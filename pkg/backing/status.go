@@ -135,10 +135,15 @@ func coarsePhase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string,
 		readySince = c.LastTransitionTime
 	}
 	for _, cs := range pod.Status.ContainerStatuses {
-		if t := cs.LastTerminationState.Terminated; t != nil && t.FinishedAt.Before(&readySince) {
+		if t := terminated(cs); t != nil && t.FinishedAt.Before(&readySince) {
 			continue
 		}
-		if reason, last := lastExit(cs); last != "" {
+		reason, last := lastExit(cs)
+		switch {
+		case last == "":
+		case cs.State.Terminated != nil:
+			return sim.SimulatorCreating, reason, fmt.Sprintf("container %s of Pod %s exited: %s", cs.Name, pod.Name, last)
+		default:
 			return sim.SimulatorCreating, reason, fmt.Sprintf("container %s of Pod %s started again after it exited: %s", cs.Name, pod.Name, last)
 		}
 	}
@@ -149,10 +154,7 @@ func coarsePhase(s *sim.Simulator, pod *corev1.Pod) (sim.SimulatorPhase, string,
 // termination message: the reason, when the message starts with one the
 // simulator gives (package termination), and the rest.
 func lastExit(cs corev1.ContainerStatus) (reason, message string) {
-	t := cs.LastTerminationState.Terminated
-	if cs.State.Terminated != nil {
-		t = cs.State.Terminated
-	}
+	t := terminated(cs)
 	if cs.Ready || t == nil || t.Message == "" {
 		return "", ""
 	}
@@ -166,4 +168,12 @@ func podCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodConditi
 		}
 	}
 	return nil
+}
+
+// terminated is how a container last ended: now, or before it started again.
+func terminated(cs corev1.ContainerStatus) *corev1.ContainerStateTerminated {
+	if cs.State.Terminated != nil {
+		return cs.State.Terminated
+	}
+	return cs.LastTerminationState.Terminated
 }

@@ -110,6 +110,9 @@ func TestStatusPhases(t *testing.T) {
 			"container simulator exited: kube-apiserver has not been ready for 20s and its etcd cannot be used: etcd https://etcd:2379: remote error: tls: certificate required (CrashLoopBackOff: back-off 10s", "EtcdUnavailable"},
 		{"started again, etcd refused", base, podOf("2", all(notReadySince(1000), exited(etcdRefused, running))), sim.SimulatorCreating,
 			"started again after it exited: kube-apiserver has not been ready for 20s and its etcd cannot be used: etcd https://etcd:2379: remote error", "EtcdUnavailable"},
+		{"exited, not started again yet", base, podOf("2", all(notReadySince(1000), exited(etcdRefused, func(cs *corev1.ContainerStatus) {
+			cs.State.Terminated, cs.LastTerminationState.Terminated = cs.LastTerminationState.Terminated, nil
+		}))), sim.SimulatorCreating, "container simulator of Pod sim-example-g2 exited: kube-apiserver has not been ready", "EtcdUnavailable"},
 		{"ready again", base, podOf("2", all(ready, exited(etcdRefused, func(cs *corev1.ContainerStatus) { running(cs); cs.Ready = true }))), sim.SimulatorAvailable, "ready", ""},
 		{"not ready since, for another reason", base, podOf("2", all(notReadySince(3000), exited(etcdRefused, running))), sim.SimulatorCreating, "waiting for the inner", ""},
 		{"crash loop, message without a reason", base, podOf("2", exited("scheduler configuration: unknown plugin", crashLooping)), sim.SimulatorFailed,
