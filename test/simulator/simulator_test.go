@@ -586,3 +586,39 @@ func readFile(tb testing.TB, path string) []byte {
 	}
 	return data
 }
+
+// TestSimulatorRefusedSchedulerConfiguration: a scheduler configuration that
+// kube-scheduler refuses fails the start, saying why, although
+// kube-apiserver starts while it is checked; nothing is left running.
+func TestSimulatorRefusedSchedulerConfiguration(t *testing.T) {
+	bins := binDir(t)
+	etcd := startEtcd(t, bins, t.TempDir())
+	config := filepath.Join(t.TempDir(), "scheduler.yaml")
+	if err := os.WriteFile(config, []byte(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    filter:
+      enabled:
+      - name: NoSuchPlugin
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sim := startSimulator(t, bins, etcd, "/simulators/test/refused/uid-1", simconfig.EnvSchedulerConfigPath+"="+config)
+	select {
+	case <-sim.done:
+	case <-time.After(2 * time.Minute): // a hang, however loaded the machine
+		t.Fatalf("the simulator did not exit within 2m of its start; log:\n%s", sim.tail(30))
+	}
+	var exitErr interface{ ExitCode() int }
+	if !errors.As(sim.waitErr, &exitErr) || exitErr.ExitCode() == 0 {
+		t.Errorf("simulator exited with %v, want a non-zero exit code", sim.waitErr)
+	}
+	if log := sim.tail(30); !strings.Contains(log, "NoSuchPlugin") {
+		t.Errorf("the log does not say which plugin was refused:\n%s", log)
+	}
+	if left := processesMentioning(t, sim.dir); len(left) > 0 {
+		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
+	}
+}

@@ -85,9 +85,17 @@ func Run(ctx context.Context, o *config.Options) error {
 		}
 	}
 	store := schedconfig.NewStore(layout.SchedulerConfig(), layout.AdminKubeconfig(), schedconfig.DryRun{Binary: bins.KubeScheduler})
-	if _, err := store.Set(ctx, initial); err != nil {
-		return fmt.Errorf("scheduler configuration %q: %w", o.SchedulerConfigPath, err)
-	}
+	// The check (a dry start of kube-scheduler) runs while kube-apiserver
+	// starts: only kube-scheduler needs its result, and done first it would
+	// delay the whole start by a process start (issue 13, create → Available).
+	configChecked := make(chan struct{})
+	configFailed := make(chan error, 1)
+	go func() {
+		defer close(configChecked)
+		if _, err := store.Set(ctx, initial); err != nil {
+			configFailed <- fmt.Errorf("scheduler configuration %q: %w", o.SchedulerConfigPath, err)
+		}
+	}()
 
 	restConfig := controlplane.AdminRESTConfig(o)
 	client, err := kubernetes.NewForConfig(restConfig)
@@ -121,8 +129,20 @@ func Run(ctx context.Context, o *config.Options) error {
 			return apiReady.Check(ctx) == nil, nil
 		})
 	}
+	// kube-scheduler runs the checked configuration; a refused one ends Run.
+	waitForConfigAndAPIServer := func(ctx context.Context) error {
+		select {
+		case <-configChecked:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if store.Effective() == nil {
+			return errors.New("the scheduler configuration was refused")
+		}
+		return waitForAPIServer(ctx)
+	}
 	apiserver := supervisor.New(controlplane.KubeAPIServerSpec(o, bins.KubeAPIServer), supervisor.Options{})
-	scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForAPIServer})
+	scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForConfigAndAPIServer})
 	kwok := supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer})
 	controllers := supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout), supervisor.Options{BeforeStart: waitForAPIServer})
 	children := []*supervisor.Process{apiserver, scheduler, kwok, controllers}
@@ -218,6 +238,7 @@ func Run(ctx context.Context, o *config.Options) error {
 		// Ending is how the reason reaches the Pod's status (the
 		// termination message); the kubelet starts the container again.
 		logger.Error(runErr, "Stopping: kube-apiserver cannot use etcd")
+	case runErr = <-configFailed:
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
