@@ -42,6 +42,10 @@ const (
 	etcdTLSDir    = "/etc/simulator/etcd-tls"
 )
 
+// ReadinessProbePath is what the simulator container's readiness probe
+// GETs: /readyz, waiting up to the probe's period for the checks to pass.
+var ReadinessProbePath = simconfig.PathReadyz + "?" + simconfig.ReadyzWaitParam + "=1s"
+
 // PodUser is the unprivileged user (and group) the Pod runs as: the
 // distroless "nonroot" user. The Pod passes the restricted Pod Security
 // Standard, so it runs in namespaces that enforce it.
@@ -168,14 +172,18 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 			{Name: "kube-apiserver", ContainerPort: s.Spec.KubeAPIServerPort},
 			{Name: "simulator", ContainerPort: s.Spec.SimulatorServerPort},
 		},
-		// A short period: the default 10 s would dominate the time to Available.
+		// The shortest period, and each probe waits up to a period for the
+		// checks to pass (ReadyzWaitParam): the kubelet sees the simulator
+		// ready as soon as it is, not up to a period later. The timeout
+		// leaves a second beyond the wait for a loaded machine.
 		ReadinessProbe: &corev1.Probe{
 			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
 				// The simulator server is TLS; the kubelet does not verify
 				// probe certificates, and /readyz needs no credentials.
-				Path: "/readyz", Port: intstr.FromInt32(s.Spec.SimulatorServerPort), Scheme: corev1.URISchemeHTTPS,
+				Path: ReadinessProbePath, Port: intstr.FromInt32(s.Spec.SimulatorServerPort), Scheme: corev1.URISchemeHTTPS,
 			}},
 			PeriodSeconds:    1,
+			TimeoutSeconds:   2,
 			FailureThreshold: 3,
 		},
 		VolumeMounts:    mounts,

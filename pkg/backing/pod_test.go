@@ -62,7 +62,7 @@ func TestPodDefaults(t *testing.T) {
 	if diff := cmp.Diff(wantEnv, envOf(pod.Spec.Containers[0])); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
-	if p := pod.Spec.Containers[0].ReadinessProbe; p == nil || p.HTTPGet.Path != "/readyz" || p.HTTPGet.Port.IntVal != 1212 || p.PeriodSeconds != 1 {
+	if p := pod.Spec.Containers[0].ReadinessProbe; p == nil || p.HTTPGet.Path != "/readyz?wait=1s" || p.HTTPGet.Port.IntVal != 1212 || p.PeriodSeconds != 1 {
 		t.Errorf("readiness probe = %+v", p)
 	}
 	if PodGeneration(pod) != 3 {

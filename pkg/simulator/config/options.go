@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -89,6 +90,17 @@ const (
 const (
 	AdminUser  = "sim-admin"
 	AdminGroup = "system:masters"
+)
+
+// The simulator server's readiness endpoint, which its Pod's readiness probe
+// calls. ReadyzWaitParam makes it hold its answer for up to a duration while
+// a check fails and answer 200 as soon as all pass: a probe every second with
+// ?wait=1s sees the simulator ready within a check interval, where a plain
+// probe sees it up to a period later (issue 13: create → Available).
+const (
+	PathReadyz      = "/readyz"
+	ReadyzWaitParam = "wait"
+	MaxReadyzWait   = 10 * time.Second
 )
 
 // Options is the simulator's configuration.

@@ -27,12 +27,14 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/klog/v2"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/reset"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/schedconfig"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/supervisor"
@@ -41,7 +43,7 @@ import (
 // Paths served.
 const (
 	PathHealthz         = "/healthz"
-	PathReadyz          = "/readyz"
+	PathReadyz          = config.PathReadyz
 	PathSchedulerConfig = "/api/v1/schedulerconfiguration"
 	PathReset           = "/api/v1/reset"
 	PathProcesses       = "/debug/processes"
@@ -116,36 +118,66 @@ type server struct {
 	resetMu sync.Mutex
 }
 
+// readyzRecheck is how often a waiting /readyz runs the checks again.
+const readyzRecheck = 100 * time.Millisecond
+
 // readyz runs every check at once and answers 200 only if all pass, with
-// one line per check in the style of kube-apiserver's /readyz?verbose.
+// one line per check in the style of kube-apiserver's /readyz?verbose;
+// with config.ReadyzWaitParam it runs them again until they pass or the wait ends.
 func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
-	results := make([]error, len(s.cfg.Checks))
-	var wg sync.WaitGroup
-	for i, c := range s.cfg.Checks {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CheckTimeout)
-			defer cancel()
-			results[i] = c.Check(ctx)
-		})
+	var wait time.Duration
+	if v := r.URL.Query().Get(config.ReadyzWaitParam); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > config.MaxReadyzWait {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("%s=%q: want a duration from 0 to %v", config.ReadyzWaitParam, v, config.MaxReadyzWait))
+			return
+		}
+		wait = d
 	}
-	wg.Wait()
+	deadline := time.Now().Add(wait)
+	results := s.runChecks(r.Context())
+	for failed(results) && time.Now().Add(readyzRecheck).Before(deadline) {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(readyzRecheck):
+		}
+		results = s.runChecks(r.Context())
+	}
 	var b strings.Builder
-	failed := false
 	for i, c := range s.cfg.Checks {
 		if err := results[i]; err != nil {
-			failed = true
 			fmt.Fprintf(&b, "[-]%s not ready: %v\n", c.Name, err)
 		} else {
 			fmt.Fprintf(&b, "[+]%s ok\n", c.Name)
 		}
 	}
-	if failed {
+	if failed(results) {
 		b.WriteString("readyz check failed\n")
 		writeText(w, http.StatusServiceUnavailable, b.String())
 		return
 	}
 	b.WriteString("readyz check passed\n")
 	writeText(w, http.StatusOK, b.String())
+}
+
+// runChecks runs every check at once and returns their errors in order.
+func (s *server) runChecks(ctx context.Context) []error {
+	results := make([]error, len(s.cfg.Checks))
+	var wg sync.WaitGroup
+	for i, c := range s.cfg.Checks {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, s.cfg.CheckTimeout)
+			defer cancel()
+			results[i] = c.Check(ctx)
+		})
+	}
+	wg.Wait()
+	return results
+}
+
+func failed(results []error) bool {
+	return slices.ContainsFunc(results, func(err error) bool { return err != nil })
 }
 
 func (s *server) getSchedulerConfig(w http.ResponseWriter, _ *http.Request) {

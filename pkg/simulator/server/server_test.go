@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,6 +123,39 @@ func TestReadyz(t *testing.T) {
 	status, _, body := do(t, NewHandler(Config{Checks: []Check{check("x", errors.New("down"))}}), http.MethodGet, PathHealthz, "", nil)
 	if status != http.StatusOK || body != "ok" {
 		t.Errorf("healthz = %d %q, want 200 ok whatever the checks say", status, body)
+	}
+}
+
+func TestReadyzWait(t *testing.T) {
+	var calls atomic.Int32
+	// Ready from its fourth run on: a waiting /readyz answers 200 then.
+	startsReady := Check{Name: "kube-apiserver", Check: func(context.Context) error {
+		if calls.Add(1) < 4 {
+			return errors.New("starting")
+		}
+		return nil
+	}}
+	h := NewHandler(Config{Checks: []Check{startsReady}})
+	if status, _, body := do(t, h, http.MethodGet, PathReadyz, "", nil); status != http.StatusServiceUnavailable {
+		t.Errorf("readyz without wait = %d %s, want 503 at once", status, body)
+	}
+	status, _, body := do(t, h, http.MethodGet, PathReadyz+"?"+config.ReadyzWaitParam+"=10s", "", nil)
+	if status != http.StatusOK || !strings.Contains(body, "readyz check passed") {
+		t.Errorf("readyz?wait=10s = %d %s, want 200 once the check passes", status, body)
+	}
+	if n := calls.Load(); n != 4 {
+		t.Errorf("the check ran %d times, want 4 (until it passed)", n)
+	}
+
+	h = NewHandler(Config{Checks: []Check{check("kube-scheduler", errors.New("connection refused"))}})
+	status, _, body = do(t, h, http.MethodGet, PathReadyz+"?"+config.ReadyzWaitParam+"=200ms", "", nil)
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, "[-]kube-scheduler not ready: connection refused") {
+		t.Errorf("readyz?wait=200ms with a failing check = %d %s, want 503 with the check's error", status, body)
+	}
+	for _, bad := range []string{"soon", "-1s", "1h"} {
+		if status, _, body := do(t, h, http.MethodGet, PathReadyz+"?"+config.ReadyzWaitParam+"="+bad, "", nil); status != http.StatusBadRequest {
+			t.Errorf("readyz?wait=%s = %d %s, want 400", bad, status, body)
+		}
 	}
 }
 
