@@ -1,0 +1,153 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+)
+
+// startupTimeline is where the time from a simulator's create to Available
+// goes: when its Pod was first seen created, bound to the node, with every
+// container running and Ready (a host watch, on the test's clock, which the
+// node shares), and when the simulator process started kube-apiserver and
+// became ready (its log's timestamps).
+type startupTimeline struct {
+	mu                                sync.Mutex
+	podCreated, bound, running, ready time.Time
+	stop                              context.CancelFunc
+	done                              chan struct{}
+}
+
+// watchStartup starts recording the Pods of simulator name in ns, before
+// the simulator is created.
+func watchStartup(tb testing.TB, ns, name string) *startupTimeline {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(tb.Context())
+	w, err := hostCluster(tb).Client.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: sim.LabelSimulator + "=" + name})
+	if err != nil {
+		cancel()
+		tb.Fatalf("watching the Pods of simulator %s: %v", name, err)
+	}
+	t := &startupTimeline{stop: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(t.done)
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			pod, ok := ev.Object.(*corev1.Pod)
+			if !ok || ev.Type == watch.Deleted {
+				continue
+			}
+			t.observe(pod, time.Now())
+		}
+	}()
+	return t
+}
+
+func (t *startupTimeline) observe(pod *corev1.Pod, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	first := func(at *time.Time, cond bool) {
+		if cond && at.IsZero() {
+			*at = now
+		}
+	}
+	first(&t.podCreated, true)
+	first(&t.bound, pod.Spec.NodeName != "")
+	running := len(pod.Status.ContainerStatuses) > 0
+	for _, cs := range pod.Status.ContainerStatuses {
+		running = running && cs.State.Running != nil
+	}
+	first(&t.running, running)
+	for _, c := range pod.Status.Conditions {
+		first(&t.ready, c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue)
+	}
+}
+
+// report stops the watch and logs the timeline from start (the create)
+// to available, with the simulator container's own milestones read from
+// its log.
+func (t *startupTimeline) report(tb testing.TB, pod *corev1.Pod, start, available time.Time) {
+	tb.Helper()
+	t.stop()
+	<-t.done
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	since := func(at time.Time) string {
+		if at.IsZero() {
+			return "unseen"
+		}
+		return fmt.Sprintf("+%.2fs", at.Sub(start).Seconds())
+	}
+	milestones := simulatorLogMilestones(tb, pod, start)
+	tb.Logf("%s: Pod created %s, bound %s, containers running %s, kube-apiserver started %s, simulator ready %s, Pod Ready %s, Available %s",
+		pod.Name, since(t.podCreated), since(t.bound), since(t.running),
+		since(milestones["kube-apiserver started"]), since(milestones["ready"]), since(t.ready), since(available))
+}
+
+// simulatorLogMilestones reads, from the simulator container's log, when it
+// started kube-apiserver and when it logged itself ready. klog's timestamps
+// carry no year: they are placed on the day of ref.
+func simulatorLogMilestones(tb testing.TB, pod *corev1.Pod, ref time.Time) map[string]time.Time {
+	tb.Helper()
+	raw, err := hostCluster(tb).Client.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: backing.SimulatorContainer}).DoRaw(tb.Context())
+	if err != nil {
+		tb.Fatalf("reading the log of Pod %s: %v", pod.Name, err)
+	}
+	out := map[string]time.Time{}
+	scanner := bufio.NewScanner(strings.NewReader(string(raw)))
+	scanner.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for scanner.Scan() {
+		line := scanner.Text()
+		var key string
+		switch {
+		case strings.Contains(line, `"Started child"`) && strings.Contains(line, "/kube-apiserver"):
+			key = "kube-apiserver started"
+		case strings.Contains(line, `"Simulator ready"`):
+			key = "ready"
+		default:
+			continue
+		}
+		// I1130 23:01:51.248468   15054 app.go:200] "…"
+		fields := strings.Fields(line)
+		if len(fields) < 2 || len(fields[0]) != 5 {
+			continue
+		}
+		at, err := time.Parse("0102 15:04:05.000000", fields[0][1:]+" "+fields[1])
+		if err != nil {
+			continue
+		}
+		ref := ref.UTC()
+		at = time.Date(ref.Year(), at.Month(), at.Day(), at.Hour(), at.Minute(), at.Second(), at.Nanosecond(), time.UTC)
+		if _, seen := out[key]; !seen {
+			out[key] = at
+		}
+	}
+	return out
+}
