@@ -122,15 +122,20 @@ func Run(ctx context.Context, o *config.Options) error {
 	apiReady := server.RESTCheck(controlplane.KubeAPIServer, "/readyz", probeClient.Discovery().RESTClient())
 	schedulerHealthy := server.HealthCheck(controlplane.KubeScheduler,
 		"https://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(o.SchedulerPort))+"/healthz", caClient)
-	// kube-scheduler and kwok start once kube-apiserver is ready: started
-	// earlier, they would sit in their client backoffs after it is.
+	// kwok and kube-controller-manager start once kube-apiserver is ready:
+	// started earlier, they would sit in their client backoffs after it is,
+	// and take CPU from it while it bootstraps.
 	waitForAPIServer := func(ctx context.Context) error {
 		return wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 			return apiReady.Check(ctx) == nil, nil
 		})
 	}
-	// kube-scheduler runs the checked configuration; a refused one ends Run.
-	waitForConfigAndAPIServer := func(ctx context.Context) error {
+	// kube-scheduler, which the simulator's readiness waits for, starts once
+	// kube-apiserver serves (its admin certificate is authorized before the
+	// bootstrap policy exists) and the configuration is checked: its own
+	// start then overlaps kube-apiserver's post-start hooks (issue 13). A
+	// refused configuration ends Run.
+	waitForConfigAndAPIServing := func(ctx context.Context) error {
 		select {
 		case <-configChecked:
 		case <-ctx.Done():
@@ -139,10 +144,12 @@ func Run(ctx context.Context, o *config.Options) error {
 		if store.Effective() == nil {
 			return errors.New("the scheduler configuration was refused")
 		}
-		return waitForAPIServer(ctx)
+		return wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			return probeClient.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error() == nil, nil
+		})
 	}
 	apiserver := supervisor.New(controlplane.KubeAPIServerSpec(o, bins.KubeAPIServer), supervisor.Options{})
-	scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForConfigAndAPIServer})
+	scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForConfigAndAPIServing})
 	kwok := supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer})
 	controllers := supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout), supervisor.Options{BeforeStart: waitForAPIServer})
 	children := []*supervisor.Process{apiserver, scheduler, kwok, controllers}
