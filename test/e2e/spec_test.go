@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -133,6 +134,63 @@ func TestExternalEtcd(t *testing.T) {
 		_, err = simClient(t).SimV1alpha1().Simulators(ns).Get(ctx, created.Name, metav1.GetOptions{})
 		return n == 0 && err != nil, fmt.Sprintf("%d keys, simulator get: %v", n, err)
 	})
+}
+
+// TestEtcdUnavailableSaysWhy runs a simulator whose etcdURL names a port
+// of the etcd Pod where nothing listens: on the real node the simulator
+// container ends with its reason as its termination message (the kubelet
+// copies it into the Pod), and the simulator's status says EtcdUnavailable
+// and why. Pointed at the etcd, it becomes Available.
+func TestEtcdUnavailableSaysWhy(t *testing.T) {
+	ns := newNamespace(t, "etcd-down-")
+	etcdURL := startEtcdPod(t, ns)
+	closed := strings.TrimSuffix(etcdURL, ":2379") + ":2390"
+	sims := simClient(t).SimV1alpha1().Simulators(ns)
+	if _, err := sims.Create(t.Context(), &v1alpha1.Simulator{
+		ObjectMeta: metav1.ObjectMeta{Name: "down"},
+		Spec:       v1alpha1.SimulatorSpec{EtcdURL: closed},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var down *v1alpha1.Simulator
+	// The simulator gives kube-apiserver 30 s before it probes etcd.
+	poll(t, "the status to say why", 3*time.Minute, func(ctx context.Context) (bool, string) {
+		got, err := sims.Get(ctx, "down", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		down = got
+		cond := availableCondition(*got)
+		return cond != nil && cond.Reason == "EtcdUnavailable" && strings.Contains(got.Status.Message, "etcd "+closed+": ") &&
+			strings.Contains(got.Status.Message, "connection refused"), phaseAndReason(*got) + ": " + got.Status.Message
+	})
+	t.Logf("status: %s: %s", phaseAndReason(*down), down.Status.Message)
+	pod := simulatorPod(t, down)
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.Name != backing.SimulatorContainer {
+			continue
+		}
+		last := cs.State.Terminated // exited, not started again yet
+		if last == nil {
+			last = cs.LastTerminationState.Terminated
+		}
+		if last == nil || !strings.HasPrefix(last.Message, "EtcdUnavailable: ") {
+			t.Errorf("container %s's last termination %+v (state %+v), want the message EtcdUnavailable: …", cs.Name, last, cs.State)
+		}
+	}
+
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		got, err := sims.Get(t.Context(), "down", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		got.Spec.EtcdURL = etcdURL
+		_, err = sims.Update(t.Context(), got, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitAvailable(t, ns, "down")
 }
 
 // startEtcdPod runs etcd (from the simulator image, as the simulator Pods
