@@ -22,13 +22,9 @@ limitations under the License.
 package e2e
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
-
-	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
@@ -48,66 +44,10 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	// The machine is held from the first snapshot to the last: the node's
-	// packages are installed and what a killed run left is undone before,
-	// and no other cluster with a node changes it in between.
-	lock, err := framework.LockMachine(context.Background())
-	switch {
-	case framework.Skippable(err):
-		skipReason = err.Error()
-		return m.Run()
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "taking the machine for a cluster with a node: %v\n", err)
-		return 1
-	}
-	defer lock.Unlock()
-	before, err := framework.SnapshotMachine()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(klog.NewContext(context.Background(), klog.Background()), startTimeout)
-	start := time.Now()
-	c, err := framework.StartCluster(ctx, framework.Options{
-		WithNode: true, MachineLock: lock,
+	return framework.RunWithNode(m, framework.Options{
 		// For the attacks from a Pod (TestSimulatorFromAnotherNamespacesPod).
 		NodeImages: []string{framework.HTTPClientImageName},
-	})
-	cancel()
-	switch {
-	case framework.Skippable(err):
-		skipReason = err.Error()
-		return m.Run()
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "starting host cluster with a node: %v\n", err)
-		return 1
-	}
-	fmt.Fprintf(os.Stderr, "host cluster with node %s and sim-apiserver up in %v\n", c.NodeName, time.Since(start).Round(time.Millisecond))
-	cluster = c
-
-	code := m.Run()
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "host cluster logs:\n%s", c.LogTails(50))
-	}
-	stopStart := time.Now()
-	c.Stop()
-	fmt.Fprintf(os.Stderr, "host cluster stopped in %v\n", time.Since(stopStart).Round(time.Millisecond))
-
-	// The node's teardown must leave the machine as it found it.
-	if _, err := os.Stat(c.Dir); err == nil {
-		fmt.Fprintf(os.Stderr, "FAIL: the cluster's directory %s is left after it stopped\n", c.Dir)
-		return 1
-	}
-	after, err := framework.SnapshotMachine()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)
-		return 1
-	}
-	if diff := before.Diff(after); diff != "" {
-		fmt.Fprintf(os.Stderr, "FAIL: the machine differs after the cluster stopped:\n%s", diff)
-		return 1
-	}
-	return code
+	}, startTimeout, func(c *framework.Cluster, reason string) { cluster, skipReason = c, reason })
 }
 
 // hostCluster returns the shared cluster or skips the test (never under

@@ -23,7 +23,6 @@ package deploy
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
@@ -37,7 +36,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
 	"sigs.k8s.io/simulator-apiserver/test/framework"
@@ -59,60 +57,10 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	// The machine is held from the first snapshot to the last: the node's
-	// packages are installed and what a killed run left is undone before,
-	// and no other cluster with a node changes it in between.
-	lock, err := framework.LockMachine(context.Background())
-	switch {
-	case framework.Skippable(err):
-		skipReason = err.Error()
-		return m.Run()
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "taking the machine for a cluster with a node: %v\n", err)
-		return 1
-	}
-	defer lock.Unlock()
-	before, err := framework.SnapshotMachine()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(klog.NewContext(context.Background(), klog.Background()), 10*time.Minute)
-	start := time.Now()
-	c, err := framework.StartCluster(ctx, framework.Options{
-		WithNode:            true,
+	return framework.RunWithNode(m, framework.Options{
 		WithoutSimAPIServer: true,
 		NodeImages:          []string{"sim-apiserver"},
-		MachineLock:         lock,
-	})
-	cancel()
-	switch {
-	case framework.Skippable(err):
-		skipReason = err.Error()
-		return m.Run()
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "starting host cluster with a node: %v\n", err)
-		return 1
-	}
-	fmt.Fprintf(os.Stderr, "host cluster with node %s up in %v\n", c.NodeName, time.Since(start).Round(time.Millisecond))
-	cluster = c
-	code := m.Run()
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "host cluster logs:\n%s", c.LogTails(50))
-	}
-	stopStart := time.Now()
-	c.Stop()
-	fmt.Fprintf(os.Stderr, "host cluster stopped in %v\n", time.Since(stopStart).Round(time.Millisecond))
-	after, err := framework.SnapshotMachine()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)
-		return 1
-	}
-	if diff := before.Diff(after); diff != "" {
-		fmt.Fprintf(os.Stderr, "FAIL: the machine differs after the cluster stopped:\n%s", diff)
-		return 1
-	}
-	return code
+	}, 10*time.Minute, func(c *framework.Cluster, reason string) { cluster, skipReason = c, reason })
 }
 
 // TestDeploy applies artifacts/deploy with the locally built image, waits
