@@ -285,21 +285,29 @@ func (c *Cluster) bindToHostProcesses(ctx context.Context, pod *corev1.Pod) (*co
 
 // markPodRunning plays scheduler and kubelet for a Pod run as host processes.
 func (c *Cluster) markPodRunning(ctx context.Context, pod *corev1.Pod) error {
-	pods := c.Client.CoreV1().Pods(pod.Namespace)
+	return c.markPod(ctx, pod, "running", func(current *corev1.Pod) {
+		now := metav1.Now()
+		current.Status.Conditions = []corev1.PodCondition{
+			{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+		}
+	})
+}
+
+// markPod binds a Pod run as host processes and writes its status as the
+// kubelet would: Running at Pod IP 127.0.0.1, with what set adds; state
+// names it in errors.
+func (c *Cluster) markPod(ctx context.Context, pod *corev1.Pod, state string, set func(current *corev1.Pod)) error {
 	current, err := c.bindToHostProcesses(ctx, pod)
 	if err != nil {
 		return err
 	}
-	now := metav1.Now()
 	current.Status.Phase = corev1.PodRunning
 	current.Status.PodIP = "127.0.0.1"
 	current.Status.PodIPs = []corev1.PodIP{{IP: "127.0.0.1"}}
-	current.Status.Conditions = []corev1.PodCondition{
-		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
-		{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
-	}
-	if _, err := pods.UpdateStatus(ctx, current, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("marking %s running: %w", pod.Name, err)
+	set(current)
+	if _, err := c.Client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, current, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("marking %s %s: %w", pod.Name, state, err)
 	}
 	return nil
 }
@@ -308,35 +316,25 @@ func (c *Cluster) markPodRunning(ctx context.Context, pod *corev1.Pod) error {
 // simulator container ended with exitCode and message and waits to be
 // started again.
 func (c *Cluster) markPodCrashLooping(ctx context.Context, pod *corev1.Pod, exitCode int32, message string) error {
-	pods := c.Client.CoreV1().Pods(pod.Namespace)
-	current, err := c.bindToHostProcesses(ctx, pod)
-	if err != nil {
-		return err
-	}
-	now := metav1.Now()
-	current.Status.Phase = corev1.PodRunning
-	current.Status.PodIP = "127.0.0.1"
-	current.Status.PodIPs = []corev1.PodIP{{IP: "127.0.0.1"}}
-	current.Status.Conditions = []corev1.PodCondition{
-		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: current.CreationTimestamp},
-		{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: current.CreationTimestamp},
-	}
-	current.Status.ContainerStatuses = []corev1.ContainerStatus{{
-		Name:         backing.SimulatorContainer,
-		Image:        current.Spec.Containers[0].Image,
-		RestartCount: 1,
-		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
-			Reason:  "CrashLoopBackOff",
-			Message: fmt.Sprintf("back-off 10s restarting failed container=%s pod=%s_%s(%s)", backing.SimulatorContainer, pod.Name, pod.Namespace, pod.UID),
-		}},
-		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-			ExitCode: exitCode, Reason: "Error", Message: message, FinishedAt: now,
-		}},
-	}}
-	if _, err := pods.UpdateStatus(ctx, current, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("marking %s crash looping: %w", pod.Name, err)
-	}
-	return nil
+	return c.markPod(ctx, pod, "crash looping", func(current *corev1.Pod) {
+		now := metav1.Now()
+		current.Status.Conditions = []corev1.PodCondition{
+			{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: current.CreationTimestamp},
+			{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: current.CreationTimestamp},
+		}
+		current.Status.ContainerStatuses = []corev1.ContainerStatus{{
+			Name:         backing.SimulatorContainer,
+			Image:        current.Spec.Containers[0].Image,
+			RestartCount: 1,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+				Reason:  "CrashLoopBackOff",
+				Message: fmt.Sprintf("back-off 10s restarting failed container=%s pod=%s_%s(%s)", backing.SimulatorContainer, pod.Name, pod.Namespace, pod.UID),
+			}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: exitCode, Reason: "Error", Message: message, FinishedAt: now,
+			}},
+		}}
+	})
 }
 
 func httpOK(ctx context.Context, url string, roots *x509.CertPool) bool {
