@@ -256,7 +256,13 @@ func (c *Controller) markNotOwned(ctx context.Context, s *v1alpha1.Simulator, ms
 	if s.Annotations[backing.AnnotationNotOwned] == msg {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{backing.AnnotationNotOwned: msg}}})
+	return c.patchAnnotations(ctx, s, map[string]any{backing.AnnotationNotOwned: msg})
+}
+
+// patchAnnotations merges annotations into the simulator's record (a nil
+// value removes one); a record gone meanwhile is no error.
+func (c *Controller) patchAnnotations(ctx context.Context, s *v1alpha1.Simulator, annotations map[string]any) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
 	if err != nil {
 		return err
 	}
@@ -456,15 +462,7 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) err
 	if conflict {
 		annotations[backing.AnnotationNotOwned] = nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
-	if err != nil {
-		return err
-	}
-	_, err = c.sims.SimV1alpha1().Simulators(s.Namespace).Patch(ctx, s.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "simulator-reconciler"})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
+	return c.patchAnnotations(ctx, s, annotations)
 }
 
 // finalize removes everything the simulator had in the host, then lets it go.
