@@ -15,6 +15,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -180,6 +181,14 @@ func TestAccessRBAC(t *testing.T) {
 		if _, err := c.Client.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// The host's clusterrole-aggregation controller folds the simulators
+	// rules into view/edit/admin after the apply, and its authorizer sees
+	// new bindings a moment later: wait for the widest grant of each role.
+	for user, subresource := range map[string]string{"view-user": "", "edit-user": "kubeconfig", "admin-user": "kubeconfig"} {
+		framework.WaitForAccess(t, c, ns, user, authorizationv1.ResourceAttributes{
+			Verb: "get", Group: "sim.x-k8s.io", Resource: "simulators", Subresource: subresource, Name: "target",
+		})
 	}
 	type request struct {
 		name, verb, path string

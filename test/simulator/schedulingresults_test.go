@@ -28,6 +28,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -271,9 +272,7 @@ func TestSchedulingResults(t *testing.T) {
 		// small-4 and room that only evicting low makes.
 		low := cpuPod("low", "7")
 		low.Spec.NodeName, low.Spec.PriorityClassName = "small-4", "low"
-		if _, err := c.CoreV1().Pods("default").Create(ctx, low, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		createWithPriority(t, c, low)
 		waitFor(t, time.Minute, "pod low to run", func() (bool, error) {
 			p, err := c.CoreV1().Pods("default").Get(ctx, "low", metav1.GetOptions{})
 			return err == nil && p.Status.Phase == corev1.PodRunning, nil
@@ -281,10 +280,7 @@ func TestSchedulingResults(t *testing.T) {
 		high := cpuPod("high", "2")
 		high.Spec.PriorityClassName = "high"
 		high.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "small-4"}
-		pod, err := c.CoreV1().Pods("default").Create(ctx, high, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		pod := createWithPriority(t, c, high)
 		note := eventMatching(t, c, pod, "a preemption", func(note string) bool { return strings.Contains(note, "for preemption") })
 		if !strings.HasSuffix(note, "; nominated small-4 for preemption of default/low") {
 			t.Errorf("event %q, want it to name small-4 and the victim default/low", note)
@@ -294,7 +290,8 @@ func TestSchedulingResults(t *testing.T) {
 			t.Errorf("high scheduled to %q (%s), want small-4", s.SelectedNode, bound.Spec.NodeName)
 		}
 		// The attempt that preempted stays in the Pod's history.
-		if pod, err = c.CoreV1().Pods("default").Get(ctx, "high", metav1.GetOptions{}); err != nil {
+		pod, err := c.CoreV1().Pods("default").Get(ctx, "high", metav1.GetOptions{})
+		if err != nil {
 			t.Fatal(err)
 		}
 		var history []map[string]string
@@ -349,4 +346,21 @@ func TestSchedulingResults(t *testing.T) {
 			t.Errorf("GET %sdefault/web after the reset = %d %s, want 404", resultsPath, status, body)
 		}
 	})
+}
+
+// createWithPriority creates pod once kube-apiserver's Priority admission,
+// which reads PriorityClasses from its informer, has seen the class just
+// created: until then the create is refused as naming no PriorityClass.
+func createWithPriority(t *testing.T, c kubernetes.Interface, pod *corev1.Pod) *corev1.Pod {
+	t.Helper()
+	var created *corev1.Pod
+	waitFor(t, time.Minute, "PriorityClass "+pod.Spec.PriorityClassName+" to admit pod "+pod.Name, func() (bool, error) {
+		var err error
+		created, err = c.CoreV1().Pods(pod.Namespace).Create(t.Context(), pod, metav1.CreateOptions{})
+		if apierrors.IsForbidden(err) && strings.Contains(err.Error(), "no PriorityClass with name") {
+			return false, nil
+		}
+		return err == nil, err
+	})
+	return created
 }
