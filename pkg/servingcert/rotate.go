@@ -151,26 +151,12 @@ func OlderBundle(a, b []byte) bool {
 
 // bundleAge returns when a bundle's newest and oldest CAs began.
 func bundleAge(bundle []byte) (newest, oldest time.Time, ok bool) {
-	if len(bundle) == 0 {
+	cas := bundleCAs(bundle)
+	if len(cas) == 0 {
 		return time.Time{}, time.Time{}, false
 	}
-	certs, err := certutil.ParseCertsPEM(bundle)
-	if err != nil {
-		return time.Time{}, time.Time{}, false
-	}
-	for _, c := range certs {
-		if !c.IsCA {
-			continue
-		}
-		if !ok || c.NotBefore.After(newest) {
-			newest = c.NotBefore
-		}
-		if !ok || c.NotBefore.Before(oldest) {
-			oldest = c.NotBefore
-		}
-		ok = true
-	}
-	return newest, oldest, ok
+	byStart := func(a, b *x509.Certificate) int { return a.NotBefore.Compare(b.NotBefore) }
+	return slices.MaxFunc(cas, byStart).NotBefore, slices.MinFunc(cas, byStart).NotBefore, true
 }
 
 // reissue says whether the serving certificate must be signed anew.
@@ -197,6 +183,11 @@ func renewAt(notBefore, notAfter time.Time, validity time.Duration) time.Time {
 
 // liveCAs are the CAs of a bundle that have not expired.
 func liveCAs(now time.Time, bundle []byte) []*x509.Certificate {
+	return slices.DeleteFunc(bundleCAs(bundle), func(c *x509.Certificate) bool { return now.After(c.NotAfter) })
+}
+
+// bundleCAs are the CA certificates of a PEM bundle; none if it is not one.
+func bundleCAs(bundle []byte) []*x509.Certificate {
 	if len(bundle) == 0 {
 		return nil
 	}
@@ -204,7 +195,7 @@ func liveCAs(now time.Time, bundle []byte) []*x509.Certificate {
 	if err != nil {
 		return nil
 	}
-	return slices.DeleteFunc(certs, func(c *x509.Certificate) bool { return !c.IsCA || now.After(c.NotAfter) })
+	return slices.DeleteFunc(certs, func(c *x509.Certificate) bool { return !c.IsCA })
 }
 
 // loadSigner is the newest CA with its key, nil if the key is not its.
