@@ -49,7 +49,7 @@ limitations under the License.
 //
 //	GET  /healthz                                   the process is alive
 //	GET  /readyz                                    200 when kube-apiserver /readyz and kube-scheduler /healthz are ok;
-//	                                                ?wait=1s holds a 503 up to that long (at most 10s) and answers
+//	                                                ?wait=1s holds a 503 up to that long (at most 2s) and answers
 //	                                                200 as soon as they are (the Pod's readiness probe)
 //	GET  /api/v1/schedulerconfiguration             the completed KubeSchedulerConfiguration in effect (JSON)
 //	PUT  /api/v1/schedulerconfiguration             YAML or JSON; 400 with the reason if kube-scheduler refuses it,

@@ -100,7 +100,9 @@ const (
 const (
 	PathReadyz      = "/readyz"
 	ReadyzWaitParam = "wait"
-	MaxReadyzWait   = 10 * time.Second
+	// MaxReadyzWait bounds how long anyone (/readyz is open) may hold a
+	// request: the probe needs a period, 1 s.
+	MaxReadyzWait = 2 * time.Second
 )
 
 // Options is the simulator's configuration.

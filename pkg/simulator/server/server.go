@@ -32,6 +32,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
@@ -125,24 +126,23 @@ const readyzRecheck = 100 * time.Millisecond
 // one line per check in the style of kube-apiserver's /readyz?verbose;
 // with config.ReadyzWaitParam it runs them again until they pass or the wait ends.
 func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
-	var wait time.Duration
+	var hold time.Duration
 	if v := r.URL.Query().Get(config.ReadyzWaitParam); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 || d > config.MaxReadyzWait {
 			writeError(w, http.StatusBadRequest, fmt.Errorf("%s=%q: want a duration from 0 to %v", config.ReadyzWaitParam, v, config.MaxReadyzWait))
 			return
 		}
-		wait = d
+		hold = d
 	}
-	deadline := time.Now().Add(wait)
 	results := s.runChecks(r.Context())
-	for failed(results) && time.Now().Add(readyzRecheck).Before(deadline) {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-time.After(readyzRecheck):
-		}
-		results = s.runChecks(r.Context())
+	if failed(results) && hold > 0 {
+		// The checks run under the request's context, not the wait's, so
+		// that the last run reports why a check fails, not a cancelled wait.
+		_ = wait.PollUntilContextTimeout(r.Context(), readyzRecheck, hold, false, func(context.Context) (bool, error) {
+			results = s.runChecks(r.Context())
+			return !failed(results), nil
+		})
 	}
 	var b strings.Builder
 	for i, c := range s.cfg.Checks {
