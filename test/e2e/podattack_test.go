@@ -18,14 +18,7 @@ package e2e
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"strconv"
@@ -43,6 +36,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/pki"
 	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 	simserver "sigs.k8s.io/simulator-apiserver/pkg/simulator/server"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
@@ -54,7 +48,7 @@ import (
 // would try it: a Pod of a namespace with no simulator RBAC at all runs the
 // test client (test/images/httpclient) against a simulator of another
 // namespace, at its Pod IP and at its Service's ClusterIP, with what such a
-// Pod has: no credentials, a self-signed certificate in the simulator
+// Pod has: no credentials, a certificate of its own CA in the simulator
 // admin's name (sim-admin, system:masters), its own ServiceAccount token,
 // plain HTTP. The simulator server (PORT) answers each as the layer's own
 // tests say (test/simulator TestSimulator, test/integration
@@ -111,9 +105,18 @@ func TestSimulatorFromAnotherNamespacesPod(t *testing.T) {
 			t.Fatalf("%s may get simulators/%s in %s: the attacker must hold no simulator RBAC", attacker, subresource, victimNS)
 		}
 	}
-	certPEM, keyPEM := selfSignedClient(t, simconfig.AdminUser, simconfig.AdminGroup)
+	// A forger's client certificate in the simulator admin's name (CN, O
+	// as the x509 authenticators read them), signed by a CA of its own.
+	forger, err := pki.NewCA("forger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := forger.IssueClient(simconfig.AdminUser, []string{simconfig.AdminGroup}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
 	forged := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "forged"}, Type: corev1.SecretTypeTLS,
-		Data: map[string][]byte{corev1.TLSCertKey: certPEM, corev1.TLSPrivateKeyKey: keyPEM}}
+		Data: map[string][]byte{corev1.TLSCertKey: pair.CertPEM, corev1.TLSPrivateKeyKey: pair.KeyPEM}}
 	if _, err := c.Client.CoreV1().Secrets(attackerNS).Create(ctx, forged, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -279,37 +282,4 @@ func podLog(t testing.TB, ns, name string) string {
 		t.Fatalf("reading the log of Pod %s/%s: %v", ns, name, err)
 	}
 	return string(data)
-}
-
-// selfSignedClient is a forger's client certificate for user in groups: the
-// identity the x509 authenticators read (CN, O), signed by its own key, so
-// by no CA the simulator trusts.
-func selfSignedClient(t testing.TB, user string, groups ...string) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 64))
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	template := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: user, Organization: groups},
-		NotBefore:    now.Add(-time.Minute),
-		NotAfter:     now.Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
 }
