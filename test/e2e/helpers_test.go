@@ -109,6 +109,16 @@ func simulatorPod(t testing.TB, s *v1alpha1.Simulator) *corev1.Pod {
 	return pod
 }
 
+// podLog returns the log of a container of a Pod ("" if it has only one).
+func podLog(t testing.TB, ns, name, container string) string {
+	t.Helper()
+	data, err := hostCluster(t).Client.CoreV1().Pods(ns).GetLogs(name, &corev1.PodLogOptions{Container: container}).DoRaw(t.Context())
+	if err != nil {
+		t.Fatalf("reading the log of Pod %s/%s %s: %v", ns, name, container, err)
+	}
+	return string(data)
+}
+
 // innerClient returns an admin client of the simulator's inner
 // kube-apiserver, reached from the host through its Pod IP with the admin
 // certificate of the simulator's credentials Secret.

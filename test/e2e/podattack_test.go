@@ -245,11 +245,11 @@ func runHTTPClient(t testing.TB, ns string, specs []request.Spec, volume corev1.
 			}
 		}
 		if got.Status.Phase == corev1.PodFailed {
-			t.Fatalf("the httpclient Pod failed: %s\n%s", podState(got), podLog(t, ns, pod.Name))
+			t.Fatalf("the httpclient Pod failed: %s\n%s", podState(got), podLog(t, ns, pod.Name, ""))
 		}
 		return got.Status.Phase == corev1.PodSucceeded, podState(got)
 	})
-	results, err := request.ParseResults(podLog(t, ns, pod.Name))
+	results, err := request.ParseResults(podLog(t, ns, pod.Name, ""))
 	if err != nil {
 		t.Fatalf("the httpclient Pod's log: %v", err)
 	}
@@ -272,14 +272,4 @@ func podState(pod *corev1.Pod) string {
 		state += fmt.Sprintf("; %s: %+v", cs.Name, cs.State)
 	}
 	return state
-}
-
-// podLog returns the log of a Pod's only container.
-func podLog(t testing.TB, ns, name string) string {
-	t.Helper()
-	data, err := hostCluster(t).Client.CoreV1().Pods(ns).GetLogs(name, &corev1.PodLogOptions{}).DoRaw(t.Context())
-	if err != nil {
-		t.Fatalf("reading the log of Pod %s/%s: %v", ns, name, err)
-	}
-	return string(data)
 }

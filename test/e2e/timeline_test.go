@@ -123,12 +123,8 @@ func (t *startupTimeline) report(tb testing.TB, pod *corev1.Pod, start, availabl
 // carry no year: they are placed on the day of ref.
 func simulatorLogMilestones(tb testing.TB, pod *corev1.Pod, ref time.Time) map[string]time.Time {
 	tb.Helper()
-	raw, err := hostCluster(tb).Client.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: backing.SimulatorContainer}).DoRaw(tb.Context())
-	if err != nil {
-		tb.Fatalf("reading the log of Pod %s: %v", pod.Name, err)
-	}
 	out := map[string]time.Time{}
-	scanner := bufio.NewScanner(strings.NewReader(string(raw)))
+	scanner := bufio.NewScanner(strings.NewReader(podLog(tb, pod.Namespace, pod.Name, backing.SimulatorContainer)))
 	scanner.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for scanner.Scan() {
 		line := scanner.Text()
