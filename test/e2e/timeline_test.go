@@ -21,7 +21,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,9 +36,9 @@ import (
 // goes: when its Pod was first seen created, bound to the node, with every
 // container running and Ready (a host watch, on the test's clock, which the
 // node shares), and when the simulator process started kube-apiserver and
-// became ready (its log's timestamps).
+// became ready (its log's timestamps). The watch's goroutine alone writes
+// the times; report reads them once it has ended.
 type startupTimeline struct {
-	mu                                sync.Mutex
 	podCreated, bound, running, ready time.Time
 	stop                              context.CancelFunc
 	done                              chan struct{}
@@ -71,8 +70,6 @@ func watchStartup(tb testing.TB, ns, name string) *startupTimeline {
 }
 
 func (t *startupTimeline) observe(pod *corev1.Pod, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	first := func(at *time.Time, cond bool) {
 		if cond && at.IsZero() {
 			*at = now
@@ -97,8 +94,6 @@ func (t *startupTimeline) report(tb testing.TB, pod *corev1.Pod, start, availabl
 	tb.Helper()
 	t.stop()
 	<-t.done
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	since := func(at time.Time) string {
 		if at.IsZero() {
 			return "unseen"
