@@ -19,6 +19,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,17 +167,18 @@ func TestEtcdUnavailableSaysWhy(t *testing.T) {
 	})
 	t.Logf("status: %s: %s", phaseAndReason(*down), down.Status.Message)
 	pod := simulatorPod(t, down)
-	for _, cs := range pod.Status.ContainerStatuses {
-		if cs.Name != backing.SimulatorContainer {
-			continue
-		}
-		last := cs.State.Terminated // exited, not started again yet
-		if last == nil {
-			last = cs.LastTerminationState.Terminated
-		}
-		if last == nil || !strings.HasPrefix(last.Message, "EtcdUnavailable: ") {
-			t.Errorf("container %s's last termination %+v (state %+v), want the message EtcdUnavailable: …", cs.Name, last, cs.State)
-		}
+	statuses := pod.Status.ContainerStatuses
+	i := slices.IndexFunc(statuses, func(cs corev1.ContainerStatus) bool { return cs.Name == backing.SimulatorContainer })
+	if i < 0 {
+		t.Fatalf("Pod %s has no status of container %s: %+v", pod.Name, backing.SimulatorContainer, statuses)
+	}
+	cs := statuses[i]
+	last := cs.State.Terminated // exited, not started again yet
+	if last == nil {
+		last = cs.LastTerminationState.Terminated
+	}
+	if last == nil || !strings.HasPrefix(last.Message, "EtcdUnavailable: ") {
+		t.Errorf("container %s's last termination %+v (state %+v), want the message EtcdUnavailable: …", cs.Name, last, cs.State)
 	}
 
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
