@@ -26,7 +26,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -132,7 +131,7 @@ func do(ctx context.Context, spec Spec, timeout time.Duration, result *Result) e
 	result.Status = resp.StatusCode
 	excerpt, err := io.ReadAll(io.LimitReader(resp.Body, bodyExcerpt))
 	result.Body = string(excerpt)
-	if err != nil && !errors.Is(err, io.EOF) {
+	if err != nil {
 		return fmt.Errorf("reading the body: %w", err)
 	}
 	return nil
