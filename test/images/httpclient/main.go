@@ -40,7 +40,7 @@ func main() {
 	timeout := flag.Duration("timeout", request.DefaultTimeout, "how long each request may take")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: %s [-timeout D] SPEC...\nSPEC is a JSON request: %s\n", os.Args[0],
-			`{"name":"…","method":"GET","url":"https://…","certFile":"…","keyFile":"…","caFile":"…","bearerTokenFile":"…","body":"…"}`)
+			`{"name":"…","method":"GET","url":"https://…","certFile":"…","keyFile":"…","caFile":"…","bearerTokenFile":"…"}`)
 		flag.PrintDefaults()
 	}
 	flag.Parse()

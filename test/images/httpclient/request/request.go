@@ -50,8 +50,6 @@ type Spec struct {
 	CAFile string `json:"caFile,omitempty"`
 	// BearerTokenFile, if set, is sent as an Authorization: Bearer token.
 	BearerTokenFile string `json:"bearerTokenFile,omitempty"`
-	// Body is sent as the request's body.
-	Body string `json:"body,omitempty"`
 }
 
 // Result is what one request got: an HTTP status, or the error that
@@ -110,7 +108,7 @@ func do(ctx context.Context, spec Spec, timeout time.Duration, result *Result) e
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, spec.URL, strings.NewReader(spec.Body))
+	req, err := http.NewRequestWithContext(ctx, method, spec.URL, http.NoBody)
 	if err != nil {
 		return err
 	}
