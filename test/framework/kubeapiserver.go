@@ -119,7 +119,7 @@ func startKubeAPIServer(ctx context.Context, c *Cluster, binary, etcdURL string)
 		return p, fmt.Errorf("creating admin client: %w", err)
 	}
 	if c.Sims, err = simclientset.NewForConfig(c.Config); err != nil {
-		return p, fmt.Errorf("creating admin client: %w", err)
+		return p, fmt.Errorf("creating admin sim.x-k8s.io client: %w", err)
 	}
 	err = waitFor(ctx, p, time.Minute, func(ctx context.Context) (bool, error) {
 		result := c.Client.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx)
