@@ -109,6 +109,20 @@ func simulatorPod(t testing.TB, s *v1alpha1.Simulator) *corev1.Pod {
 	return pod
 }
 
+// createPod creates pod with client, again until its namespace's default
+// ServiceAccount, which kube-controller-manager makes after the namespace,
+// lets the ServiceAccount admission admit it.
+func createPod(t testing.TB, client kubernetes.Interface, pod *corev1.Pod) {
+	t.Helper()
+	poll(t, "Pod "+pod.Namespace+"/"+pod.Name+" to be created", time.Minute, func(ctx context.Context) (bool, string) {
+		_, err := client.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+		if err == nil || apierrors.IsAlreadyExists(err) {
+			return true, ""
+		}
+		return false, err.Error()
+	})
+}
+
 // podLog returns the log of a container of a Pod ("" if it has only one).
 func podLog(t testing.TB, ns, name, container string) string {
 	t.Helper()

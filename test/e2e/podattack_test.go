@@ -28,7 +28,6 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -223,15 +222,7 @@ func runHTTPClient(t testing.TB, ns string, specs []request.Spec, volume corev1.
 			},
 		},
 	}
-	// The namespace's default ServiceAccount, whose token the Pod gets,
-	// is made by kube-controller-manager after the namespace.
-	poll(t, "the httpclient Pod to be created", time.Minute, func(ctx context.Context) (bool, string) {
-		_, err := c.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
-		if err == nil || apierrors.IsAlreadyExists(err) {
-			return true, ""
-		}
-		return false, err.Error()
-	})
+	createPod(t, c.Client, pod)
 	poll(t, "the httpclient Pod to finish", 3*time.Minute, func(ctx context.Context) (bool, string) {
 		got, err := c.Client.CoreV1().Pods(ns).Get(ctx, pod.Name, metav1.GetOptions{})
 		if err != nil {

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -133,13 +132,7 @@ func scheduleOnFakeNode(t testing.TB, inner kubernetes.Interface) {
 			}},
 		}}},
 	}
-	poll(t, "the default ServiceAccount of the simulator", time.Minute, func(ctx context.Context) (bool, string) {
-		_, err := inner.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
-		if err == nil || apierrors.IsAlreadyExists(err) {
-			return true, ""
-		}
-		return false, err.Error()
-	})
+	createPod(t, inner, pod)
 	poll(t, "the inner scheduler to bind the pod and kwok to run it", time.Minute, func(ctx context.Context) (bool, string) {
 		got, err := inner.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
 		if err != nil {
