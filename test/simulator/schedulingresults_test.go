@@ -351,7 +351,7 @@ func TestSchedulingResults(t *testing.T) {
 // createWithPriority creates pod once kube-apiserver's Priority admission,
 // which reads PriorityClasses from its informer, has seen the class just
 // created: until then the create is refused as naming no PriorityClass.
-func createWithPriority(t *testing.T, c kubernetes.Interface, pod *corev1.Pod) *corev1.Pod {
+func createWithPriority(t testing.TB, c kubernetes.Interface, pod *corev1.Pod) *corev1.Pod {
 	t.Helper()
 	var created *corev1.Pod
 	waitFor(t, time.Minute, "PriorityClass "+pod.Spec.PriorityClassName+" to admit pod "+pod.Name, func() (bool, error) {

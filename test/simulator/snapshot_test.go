@@ -95,9 +95,7 @@ func TestExportImport(t *testing.T) {
 	for _, p := range []*corev1.Pod{cpuPod("bound", "1"), cpuPod("pending", "100")} {
 		p.Namespace = "team"
 		p.Spec.PriorityClassName = "high"
-		if _, err := c.CoreV1().Pods("team").Create(ctx, p, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		createWithPriority(t, c, p)
 	}
 	waitFor(t, time.Minute, "team/bound to be bound", func() (bool, error) {
 		p, err := c.CoreV1().Pods("team").Get(ctx, "bound", metav1.GetOptions{})
