@@ -113,11 +113,10 @@ func BenchmarkStartToReady(b *testing.B) {
 	b.StopTimer()
 	for name, units := range figures {
 		for unit, values := range units {
-			slices.Sort(values)
 			if name == "" {
-				b.ReportMetric(values[len(values)/2], unit)
+				b.ReportMetric(median(values), unit)
 			} else {
-				framework.ReportContender(b, name, values[len(values)/2], unit)
+				framework.ReportContender(b, name, median(values), unit)
 			}
 		}
 	}
