@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,23 +39,19 @@ func countKeys(t testing.TB, etcdURL string, tlsConfig *tls.Config, prefix strin
 	return resp.Count
 }
 
-// deleteAndWaitForPurge deletes simulator ns/name, whose Pod pod runs as
-// proc, plays kubelet (stops proc, removes the Pod) and waits until the
-// simulator's keys under prefix in its etcd (see countKeys) are gone.
-func deleteAndWaitForPurge(t testing.TB, ns, name string, pod corev1.Pod, proc *framework.SimulatorProcess, etcdURL string, tlsConfig *tls.Config, prefix string) {
+// deleteAndWaitForPurge deletes simulator ns/name, whose Pod runs as proc,
+// plays kubelet (stops proc, confirms the Pod's deletion) and waits until
+// the simulator's keys under prefix in its etcd (see countKeys) are gone.
+func deleteAndWaitForPurge(t testing.TB, ns, name string, proc *framework.SimulatorProcess, etcdURL string, tlsConfig *tls.Config, prefix string) {
 	t.Helper()
-	c := hostCluster(t)
 	if err := simClient(t).SimV1alpha1().Simulators(ns).Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the Pod to be deleted", func(ctx context.Context) (bool, error) {
-		p, err := c.Client.CoreV1().Pods(ns).Get(ctx, pod.Name, metav1.GetOptions{})
-		return err == nil && p.DeletionTimestamp != nil, nil
+		return !slices.ContainsFunc(simulatorPods(ctx, t, ns, name), func(p corev1.Pod) bool { return p.DeletionTimestamp == nil }), nil
 	})
 	proc.Stop()
-	if err := c.Client.CoreV1().Pods(ns).Delete(t.Context(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
-		t.Fatal(err)
-	}
+	confirmPodDeletions(t.Context(), t, ns)
 	eventually(t, fmt.Sprintf("the keys under %s to be purged", prefix), func(context.Context) (bool, error) {
 		return countKeys(t, etcdURL, tlsConfig, prefix) == 0, nil
 	})
@@ -122,7 +119,7 @@ func TestExternalEtcd(t *testing.T) {
 		return err == nil, nil
 	})
 
-	deleteAndWaitForPurge(t, ns, "ext", pod2, proc, etcd.URL, nil, prefix)
+	deleteAndWaitForPurge(t, ns, "ext", proc, etcd.URL, nil, prefix)
 }
 
 // expectEtcdUnavailable creates a simulator on etcdURL that cannot use it,
@@ -236,5 +233,5 @@ spec:
 		t.Fatalf("no keys under %s in the TLS etcd", prefix)
 	}
 
-	deleteAndWaitForPurge(t, ns, "tls", pod, proc, etcd.URL, tlsConfig, prefix)
+	deleteAndWaitForPurge(t, ns, "tls", proc, etcd.URL, tlsConfig, prefix)
 }
