@@ -22,26 +22,25 @@ func TestStartingServerTakesNoOneForAnonymous(t *testing.T) {
 	c := hostCluster(t)
 	ns := createNamespace(t, "starting")
 	path := "/apis/sim.x-k8s.io/v1alpha1/namespaces/" + ns + "/simulators"
+	// viaHost: the aggregator answers 503 itself while nothing listens.
 	type target struct {
-		name   string
-		url    string
-		client *http.Client
-		ok     bool
+		name    string
+		cfg     *rest.Config
+		viaHost bool
+		client  *http.Client
+		ok      bool
 	}
-	var targets []*target
-	for _, tc := range []struct {
-		name string
-		cfg  *rest.Config
-	}{
-		{"straight", c.FrontProxyConfig("starting-admin", "system:masters")},
-		{"through the host", c.Config},
-	} {
-		client, err := rest.HTTPClientFor(tc.cfg)
+	targets := []*target{
+		{name: "straight", cfg: c.FrontProxyConfig("starting-admin", "system:masters")},
+		{name: "through the host", cfg: c.Config, viaHost: true},
+	}
+	for _, tg := range targets {
+		client, err := rest.HTTPClientFor(tg.cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		client.Timeout = 10 * time.Second
-		targets = append(targets, &target{name: tc.name, url: tc.cfg.Host + path, client: client})
+		tg.client = client
 	}
 
 	waitServing, err := c.StartSimAPIServerAgain(t.Context())
@@ -57,7 +56,7 @@ func TestStartingServerTakesNoOneForAnonymous(t *testing.T) {
 				continue
 			}
 			done = false
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, tg.url, nil)
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, tg.cfg.Host+path, nil)
 			if err != nil {
 				return false, err
 			}
@@ -73,8 +72,7 @@ func TestStartingServerTakesNoOneForAnonymous(t *testing.T) {
 			case resp.StatusCode == http.StatusOK:
 				tg.ok = true
 			case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
-			case resp.StatusCode == http.StatusServiceUnavailable && tg.name == "through the host":
-				// The aggregator's own answer while nothing listens.
+			case resp.StatusCode == http.StatusServiceUnavailable && tg.viaHost:
 			default:
 				return false, fmt.Errorf("%s: %d %s", tg.name, resp.StatusCode, body)
 			}
