@@ -17,7 +17,6 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -173,14 +172,7 @@ func TestAccessRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, role := range []string{"view", "edit", "admin"} {
-		binding := &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: role + "-user"},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: role + "-user"}},
-		}
-		if _, err := c.Client.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		bind(t, ns, role+"-user", role)
 	}
 	// The host's clusterrole-aggregation controller folds the simulators
 	// rules into view/edit/admin after the apply, and its authorizer sees
