@@ -22,15 +22,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // userRolesManifest aggregates the sim.x-k8s.io rules into the view, edit
@@ -57,25 +57,11 @@ func TestDelegatedAuthorization(t *testing.T) {
 	if _, err := kubectl(t, c.KubeconfigPath, "apply", "-f", filepath.Join(repoRoot, userRolesManifest)); err != nil {
 		t.Fatal(err)
 	}
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: viewer + "-view"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: viewer}},
-	}
-	if _, err := c.Client.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating RoleBinding: %v", err)
-	}
+	bind(t, ns, viewer, "view")
 	// The clusterrole-aggregation controller and the RBAC caches take a
-	// moment. Poll through the host only: sim-apiserver caches denials.
-	viewerHost := dynamicClient(t, mustUserConfig(t, viewer))
-	var lastErr error
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, lastErr = viewerHost.Resource(simulatorsGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
-		return !apierrors.IsForbidden(lastErr), nil
-	})
-	if err != nil {
-		t.Fatalf("user bound to view still forbidden to list simulators after 30s: %v", lastErr)
-	}
+	// moment. Wait on the host's authorizer only: sim-apiserver caches
+	// denials.
+	framework.WaitForAccess(t, c, ns, viewer, authorizationv1.ResourceAttributes{Verb: "list", Group: simulatorsGVR.Group, Resource: simulatorsGVR.Resource})
 
 	clients := map[string]func(user string) dynamic.Interface{
 		"through the aggregator": func(user string) dynamic.Interface { return dynamicClient(t, mustUserConfig(t, user)) },
