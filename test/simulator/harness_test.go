@@ -194,6 +194,18 @@ func (p *proc) exited() bool {
 	}
 }
 
+// waitExit waits for the process to exit and fails the test, with its
+// log's tail, if it has not within timeout (a hang, however loaded the
+// machine).
+func (p *proc) waitExit(tb testing.TB, timeout time.Duration) {
+	tb.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		tb.Fatalf("%s did not exit within %v; last lines of its log:\n%s", p.name, timeout, p.tail(30))
+	}
+}
+
 // stop sends SIGTERM, then SIGKILL after timeout, and waits.
 func (p *proc) stop(tb testing.TB, timeout time.Duration) {
 	if p.exited() {

@@ -538,12 +538,8 @@ profiles:
 			t.Fatal(err)
 		}
 		start := time.Now()
-		select {
-		case <-sim.done:
-			t.Logf("simulator stopped %v after SIGTERM", time.Since(start).Round(time.Millisecond))
-		case <-time.After(2 * time.Minute): // a hang, however loaded the machine
-			t.Fatal("simulator did not exit within 2m of SIGTERM")
-		}
+		sim.waitExit(t, 2*time.Minute)
+		t.Logf("simulator stopped %v after SIGTERM", time.Since(start).Round(time.Millisecond))
 		if sim.waitErr != nil {
 			var exitErr interface{ ExitCode() int }
 			if errors.As(sim.waitErr, &exitErr) {
@@ -606,11 +602,7 @@ profiles:
 		t.Fatal(err)
 	}
 	sim := startSimulator(t, bins, etcd, "/simulators/test/refused/uid-1", simconfig.EnvSchedulerConfigPath+"="+config)
-	select {
-	case <-sim.done:
-	case <-time.After(2 * time.Minute): // a hang, however loaded the machine
-		t.Fatalf("the simulator did not exit within 2m of its start; log:\n%s", sim.tail(30))
-	}
+	sim.waitExit(t, 2*time.Minute)
 	var exitErr interface{ ExitCode() int }
 	if !errors.As(sim.waitErr, &exitErr) || exitErr.ExitCode() == 0 {
 		t.Errorf("simulator exited with %v, want a non-zero exit code", sim.waitErr)
