@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -193,7 +194,7 @@ func TestSimulator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u := review.Status.UserInfo; u.Username != "sim-admin" || !contains(u.Groups, "system:masters") {
+		if u := review.Status.UserInfo; u.Username != "sim-admin" || !slices.Contains(u.Groups, "system:masters") {
 			t.Errorf("authenticated as %q %v, want sim-admin in system:masters", u.Username, u.Groups)
 		}
 		if status, _ := sim.anonymousGet(t, "/api/v1/namespaces", ""); status != http.StatusForbidden && status != http.StatusUnauthorized {
@@ -560,15 +561,6 @@ profiles:
 			t.Errorf("no clean stop in the log:\n%s", sim.tail(20))
 		}
 	})
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // String helps failure messages.
