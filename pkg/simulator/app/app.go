@@ -119,7 +119,8 @@ func Run(ctx context.Context, o *config.Options) error {
 		return fmt.Errorf("reading the CA: %w", err)
 	}
 	caClient := server.CAClient(caPool)
-	apiReady := server.RESTCheck(controlplane.KubeAPIServer, "/readyz", probeClient.Discovery().RESTClient())
+	// Asked by many (see server.Shared): at most ten times a second.
+	apiReady := server.Shared(server.RESTCheck(controlplane.KubeAPIServer, "/readyz", probeClient.Discovery().RESTClient()), 100*time.Millisecond)
 	schedulerHealthy := server.HealthCheck(controlplane.KubeScheduler,
 		"https://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(o.SchedulerPort))+"/healthz", caClient)
 	// kwok and kube-controller-manager start once kube-apiserver is ready:

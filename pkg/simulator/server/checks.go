@@ -66,6 +66,39 @@ func RESTCheck(name, path string, client rest.Interface) Check {
 	}}
 }
 
+// Shared runs c at most once per maxAge for all its callers: a caller within
+// maxAge of the last run's start gets that run's result, and one that comes
+// while c runs waits for it. kube-apiserver's /readyz is asked by the
+// simulator's own readiness, by the probes and by each child waiting to
+// start; while kube-apiserver starts, every one of those answers costs it
+// CPU that its post-start hooks need.
+func Shared(c Check, maxAge time.Duration) Check {
+	turn := make(chan struct{}, 1)
+	var (
+		ranAt time.Time
+		last  error
+	)
+	return Check{Name: c.Name, Check: func(ctx context.Context) error {
+		select {
+		case turn <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-turn }()
+		if !ranAt.IsZero() && time.Since(ranAt) < maxAge {
+			return last
+		}
+		start := time.Now()
+		err := c.Check(ctx)
+		if ctx.Err() != nil {
+			// This caller gave up: its cancellation is no answer for others.
+			return err
+		}
+		ranAt, last = start, err
+		return err
+	}}
+}
+
 // CAClient is an HTTP client that trusts only the CAs of pool.
 func CAClient(pool *x509.CertPool) *http.Client {
 	return &http.Client{

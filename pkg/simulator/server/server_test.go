@@ -274,3 +274,56 @@ func TestRESTCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestShared(t *testing.T) {
+	var runs atomic.Int32
+	release := make(chan struct{})
+	slow := Check{Name: "slow", Check: func(ctx context.Context) error {
+		runs.Add(1)
+		select {
+		case <-release:
+			return errors.New("not ready")
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}}
+	shared := Shared(slow, time.Hour)
+
+	// A caller that gives up leaves no result behind.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := shared.Check(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled caller: %v", err)
+	}
+
+	// Callers that come while it runs wait for that run and share its result.
+	errs := make(chan error, 5)
+	for range 5 {
+		go func() { errs <- shared.Check(context.Background()) }()
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	for range 5 {
+		if err := <-errs; err == nil || err.Error() != "not ready" {
+			t.Errorf("caller got %v, want the run's error", err)
+		}
+	}
+	// The cancelled run may or may not have started c; the five shared one.
+	if n := runs.Load(); n < 1 || n > 2 {
+		t.Errorf("c ran %d times for 6 callers, want one run for the 5 that waited", n)
+	}
+	before := runs.Load()
+	if err := shared.Check(context.Background()); err == nil || runs.Load() != before {
+		t.Errorf("a caller within maxAge: %v after %d more runs, want the last result and no run", err, runs.Load()-before)
+	}
+
+	// Past maxAge it runs again.
+	var fresh atomic.Int32
+	quick := Shared(Check{Name: "quick", Check: func(context.Context) error { fresh.Add(1); return nil }}, time.Millisecond)
+	_ = quick.Check(context.Background())
+	time.Sleep(5 * time.Millisecond)
+	_ = quick.Check(context.Background())
+	if fresh.Load() != 2 {
+		t.Errorf("after maxAge: %d runs, want 2", fresh.Load())
+	}
+}
