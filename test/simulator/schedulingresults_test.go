@@ -137,7 +137,11 @@ func eventMatching(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, what s
 	return note
 }
 
-// createNodes creates n nodes named <prefix>-<i> with 32 workers.
+// createNodes creates n nodes named <prefix>-<i> with 32 workers. Nodes
+// for kwok are waited for until Ready (kwok made them so: it holds their
+// Leases). kwok v0.8.0 skips a Pod whose node's Lease is not in its cache
+// yet and does not come back to it until the Pod changes: a Pod bound to a
+// node created a second before stayed Pending for a minute in CI.
 func createNodes(t testing.TB, c kubernetes.Interface, prefix string, n int, kwok bool) {
 	t.Helper()
 	ctx := ctxWithTimeout(t, 5*time.Minute)
@@ -172,6 +176,11 @@ func createNodes(t testing.TB, c kubernetes.Interface, prefix string, n int, kwo
 	case err := <-errs:
 		t.Fatalf("creating nodes: %v", err)
 	default:
+	}
+	if kwok {
+		for i := range n {
+			waitNodeReady(t, c, fmt.Sprintf("%s-%d", prefix, i))
+		}
 	}
 }
 

@@ -79,7 +79,7 @@ func testPod(namespace, name string) *corev1.Pod {
 	}
 }
 
-func waitNodeReady(t *testing.T, c kubernetes.Interface, name string) {
+func waitNodeReady(t testing.TB, c kubernetes.Interface, name string) {
 	t.Helper()
 	ctx := ctxWithTimeout(t, time.Minute)
 	waitFor(t, time.Minute, "node "+name+" to be Ready", func() (bool, error) {
