@@ -52,6 +52,8 @@ type Options struct {
 	WithoutSimAPIServer bool
 	// SimAPIServerArgs are extra flags for sim-apiserver.
 	SimAPIServerArgs []string
+	// KubeAPIServerArgs are extra flags for the host kube-apiserver.
+	KubeAPIServerArgs []string
 	// WithNode adds kube-scheduler and the local node (NodeName: kubelet,
 	// containerd, kube-proxy), with the images of hack/build-images.sh
 	// imported. kube-apiserver then serves
@@ -171,7 +173,7 @@ func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) 
 	c.EtcdURL = etcdURL
 	logger.V(1).Info("etcd is healthy", "url", etcdURL, "elapsed", time.Since(start))
 
-	apiserver, err := startKubeAPIServer(ctx, c, binaries[kubeAPIServerBinary], etcdURL)
+	apiserver, err := startKubeAPIServer(ctx, c, binaries[kubeAPIServerBinary], etcdURL, opts.KubeAPIServerArgs)
 	if err := c.track(apiserver, err); err != nil {
 		return nil, err
 	}

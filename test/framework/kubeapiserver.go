@@ -43,7 +43,7 @@ const (
 // startKubeAPIServer starts kube-apiserver on a free port of c.bindIP
 // (loopback, or the node address) with aggregation configured and waits
 // until /readyz succeeds. It sets c.Config and c.Client to an admin client.
-func startKubeAPIServer(ctx context.Context, c *Cluster, binary, etcdURL string) (*process, error) {
+func startKubeAPIServer(ctx context.Context, c *Cluster, binary, etcdURL string, extraArgs []string) (*process, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -104,6 +104,7 @@ func startKubeAPIServer(ctx context.Context, c *Cluster, binary, etcdURL string)
 		// the kubernetes Service endpoints.
 		args = append(args, "--endpoint-reconciler-type=none")
 	}
+	args = append(args, extraArgs...)
 	p, err := startProcess(ctx, "kube-apiserver", c.logDir(), binary, args...)
 	if err != nil {
 		return nil, err
