@@ -74,6 +74,12 @@ func cpuPod(name, cpu string) *corev1.Pod {
 // waitResult waits for the Pod's compact result with the given outcome.
 func waitResult(t *testing.T, c kubernetes.Interface, name, outcome string) (*corev1.Pod, resultSummary) {
 	t.Helper()
+	return waitResultWhere(t, c, name, func(s resultSummary) bool { return s.Outcome == outcome })
+}
+
+// waitResultWhere waits for a summary on the Pod for which done is true.
+func waitResultWhere(t *testing.T, c kubernetes.Interface, name string, done func(resultSummary) bool) (*corev1.Pod, resultSummary) {
+	t.Helper()
 	ctx := ctxWithTimeout(t, 2*time.Minute)
 	var pod *corev1.Pod
 	var s resultSummary
@@ -89,7 +95,7 @@ func waitResult(t *testing.T, c kubernetes.Interface, name, outcome string) (*co
 		if err := json.Unmarshal([]byte(v), &s); err != nil {
 			return false, err
 		}
-		return s.Outcome == outcome, nil
+		return done(s), nil
 	})
 	return pod, s
 }
@@ -327,7 +333,10 @@ func TestSchedulingResults(t *testing.T) {
 		if _, err := c.CoreV1().Pods("default").Create(ctx, cpuPod("huge-5k", "100"), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		pod, s := waitResult(t, c, "huge-5k", "Unschedulable")
+		// The scheduler may try the Pod before its informer has every new
+		// Node (createNodes waits on its own client); the Node additions
+		// make it try again, and the attempt that sees them all counts.
+		pod, s := waitResultWhere(t, c, "huge-5k", func(s resultSummary) bool { return s.Outcome == "Unschedulable" && s.Nodes == 5005 })
 		size := 0
 		for k, v := range pod.Annotations {
 			size += len(k) + len(v)
