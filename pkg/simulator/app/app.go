@@ -40,7 +40,9 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/controlplane"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/etcdhttp"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/etcdprobe"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/rbacseed"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/reset"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/sandbox"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/schedconfig"
@@ -221,6 +223,7 @@ func Run(ctx context.Context, o *config.Options) error {
 	}
 	defer stopChildren()
 	serverDone.Go(func() { apiserver.Run(serverCtx) })
+	go seedBootstrapPolicy(ctx, o)
 	for _, c := range []*supervisor.Process{scheduler, kwok, controllers} {
 		clientsDone.Go(func() { c.Run(clientsCtx) })
 	}
@@ -270,6 +273,33 @@ func checkCredentials(o *config.Options) error {
 	}
 	return errors.Join(errs...)
 }
+
+// seedBootstrapPolicy stores kube-apiserver's bootstrap RBAC policy into
+// its etcd while it starts (see rbacseed). Past seedWindow its post-start
+// hook has done the work itself; a simulator that cannot seed starts as
+// without.
+func seedBootstrapPolicy(ctx context.Context, o *config.Options) {
+	logger := klog.FromContext(ctx)
+	client, err := etcdhttp.NewClient(o)
+	if err != nil {
+		logger.Info("Not seeding the bootstrap RBAC policy", "err", err)
+		return
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(ctx, seedWindow)
+	defer cancel()
+	start := time.Now()
+	n, err := rbacseed.Seed(ctx, client, o.EtcdPrefix)
+	if err != nil {
+		logger.Info("Not seeding the bootstrap RBAC policy", "objects", n, "err", err)
+		return
+	}
+	logger.V(2).Info("Seeded the bootstrap RBAC policy", "objects", n, "duration", time.Since(start))
+}
+
+// seedWindow bounds the seeding: kube-apiserver's hook starts a second
+// after it serves.
+const seedWindow = 10 * time.Second
 
 // etcdGrace is how long kube-apiserver may be not ready before etcd is
 // probed: longer than kube-apiserver's own etcd dial timeout (20 s) and

@@ -1,0 +1,179 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package simulator_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/rbacseed"
+)
+
+// hookManager is the field manager of what kube-apiserver's
+// rbac/bootstrap-roles hook writes (its loopback client's user agent).
+const hookManager = "kube-apiserver"
+
+// TestBootstrapPolicySeeded: a new simulator's etcd gets the bootstrap RBAC
+// policy from the simulator (rbacseed), in the encoding kube-apiserver
+// reads, complete enough that kube-apiserver's hook writes none of it; and
+// a prefix that already holds some of it is not written to: the hook
+// creates the rest, as without a seed.
+func TestBootstrapPolicySeeded(t *testing.T) {
+	bins := binDir(t)
+	etcdURL := startEtcd(t, bins, t.TempDir())
+	objs, err := rbacseed.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("an empty prefix is seeded", func(t *testing.T) {
+		sim := startSimulator(t, bins, etcdURL, "/simulators/test/seeded/uid-1")
+		defer sim.stop(t, time.Minute)
+		sim.waitReady(t, 2*time.Minute)
+		written := 0
+		for _, obj := range objs {
+			got := getRBAC(t, sim.client(t), obj)
+			if !sameRBAC(obj, got) {
+				t.Errorf("%s: served %+v, want the policy's %+v", describe(obj), got, obj)
+			}
+			if managedBy(got, hookManager) {
+				written++
+			}
+		}
+		if written != 0 {
+			t.Errorf("kube-apiserver's hook wrote %d of the %d seeded objects", written, len(objs))
+		}
+	})
+
+	t.Run("a prefix with data is not seeded", func(t *testing.T) {
+		const prefix = "/simulators/test/restarted/uid-2"
+		// One object of each batch is there already, as after a restart
+		// that lost the rest (no batch can be written).
+		kvs, err := rbacseed.Encode(objs, prefix, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		etcd, err := clientv3.New(clientv3.Config{Endpoints: []string{etcdURL}, DialTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = etcd.Close() }()
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		there := map[int]bool{}
+		for i := 0; i < len(kvs); i += 8 {
+			if _, err := etcd.Put(ctx, kvs[i].Key, string(kvs[i].Value)); err != nil {
+				t.Fatal(err)
+			}
+			there[i] = true
+		}
+
+		sim := startSimulator(t, bins, etcdURL, prefix)
+		defer sim.stop(t, time.Minute)
+		sim.waitReady(t, 2*time.Minute)
+		c := sim.client(t)
+		byHook := 0
+		for i, obj := range objs {
+			got := getRBAC(t, c, obj)
+			if !sameRBAC(obj, got) {
+				t.Errorf("%s: served %+v, want the policy's %+v", describe(obj), got, obj)
+			}
+			switch hook := managedBy(got, hookManager); {
+			case there[i] && hook:
+				t.Errorf("%s was there before the start and was written again", describe(obj))
+			case !there[i] && !hook:
+				t.Errorf("%s was not created by kube-apiserver's hook: seeded into a prefix that held data", describe(obj))
+			case hook:
+				byHook++
+			}
+		}
+		t.Logf("the hook created %d objects, %d were there", byHook, len(there))
+	})
+}
+
+func describe(obj runtime.Object) string {
+	m := obj.(metav1.Object)
+	return obj.GetObjectKind().GroupVersionKind().Kind + " " + m.GetNamespace() + "/" + m.GetName()
+}
+
+func getRBAC(t *testing.T, c kubernetes.Interface, obj runtime.Object) runtime.Object {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	m := obj.(metav1.Object)
+	var got runtime.Object
+	var err error
+	switch obj.(type) {
+	case *rbacv1.ClusterRole:
+		got, err = c.RbacV1().ClusterRoles().Get(ctx, m.GetName(), metav1.GetOptions{})
+	case *rbacv1.ClusterRoleBinding:
+		got, err = c.RbacV1().ClusterRoleBindings().Get(ctx, m.GetName(), metav1.GetOptions{})
+	case *rbacv1.Role:
+		got, err = c.RbacV1().Roles(m.GetNamespace()).Get(ctx, m.GetName(), metav1.GetOptions{})
+	case *rbacv1.RoleBinding:
+		got, err = c.RbacV1().RoleBindings(m.GetNamespace()).Get(ctx, m.GetName(), metav1.GetOptions{})
+	default:
+		t.Fatalf("%T in the bootstrap policy", obj)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", describe(obj), err)
+	}
+	return got
+}
+
+// sameRBAC: got grants what want does. An aggregated ClusterRole's rules
+// are kube-controller-manager's to fill: only its aggregation rule counts.
+func sameRBAC(want, got runtime.Object) bool {
+	wm, gm := want.(metav1.Object), got.(metav1.Object)
+	if !equality.Semantic.DeepEqual(wm.GetLabels(), gm.GetLabels()) || !equality.Semantic.DeepEqual(wm.GetAnnotations(), gm.GetAnnotations()) {
+		return false
+	}
+	switch w := want.(type) {
+	case *rbacv1.ClusterRole:
+		g := got.(*rbacv1.ClusterRole)
+		if w.AggregationRule != nil {
+			return equality.Semantic.DeepEqual(w.AggregationRule, g.AggregationRule)
+		}
+		return equality.Semantic.DeepEqual(w.Rules, g.Rules)
+	case *rbacv1.ClusterRoleBinding:
+		g := got.(*rbacv1.ClusterRoleBinding)
+		return equality.Semantic.DeepEqual(w.RoleRef, g.RoleRef) && equality.Semantic.DeepEqual(w.Subjects, g.Subjects)
+	case *rbacv1.Role:
+		return equality.Semantic.DeepEqual(w.Rules, got.(*rbacv1.Role).Rules)
+	case *rbacv1.RoleBinding:
+		g := got.(*rbacv1.RoleBinding)
+		return equality.Semantic.DeepEqual(w.RoleRef, g.RoleRef) && equality.Semantic.DeepEqual(w.Subjects, g.Subjects)
+	}
+	return false
+}
+
+func managedBy(obj runtime.Object, manager string) bool {
+	for _, f := range obj.(metav1.Object).GetManagedFields() {
+		if f.Manager == manager {
+			return true
+		}
+	}
+	return false
+}
