@@ -38,6 +38,7 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -91,7 +92,7 @@ func Encode(objs []runtime.Object, prefix string, now time.Time) ([]etcdhttp.Key
 	kvs := make([]etcdhttp.KeyValue, 0, len(objs))
 	for _, obj := range objs {
 		obj = obj.DeepCopyObject()
-		meta, err := metaAccessor(obj)
+		meta, err := apimeta.Accessor(obj)
 		if err != nil {
 			return nil, err
 		}
@@ -121,14 +122,6 @@ func Encode(objs []runtime.Object, prefix string, now time.Time) ([]etcdhttp.Key
 		kvs = append(kvs, etcdhttp.KeyValue{Key: key, Value: buf.Bytes()})
 	}
 	return kvs, nil
-}
-
-func metaAccessor(obj runtime.Object) (metav1.Object, error) {
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return nil, fmt.Errorf("%T has no object metadata", obj)
-	}
-	return m, nil
 }
 
 // retryInterval spaces the attempts while etcd does not answer yet: it
