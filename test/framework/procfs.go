@@ -17,12 +17,14 @@ limitations under the License.
 package framework
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ProcessRSS returns the resident set size of process pid in bytes: VmRSS
@@ -92,4 +94,82 @@ func procKiB(pid int, file string, into map[string]*int64) error {
 		return fmt.Errorf("/proc/%d/%s lacks some of %v", pid, file, slices.Collect(maps.Keys(into)))
 	}
 	return nil
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times: 100 on every
+// Linux architecture Go supports (the kernel reports in it whatever its
+// own HZ).
+const clockTicks = 100
+
+// ProcessCPU returns the CPU time (user and system) process pid has used:
+// utime and stime of /proc/PID/stat.
+func ProcessCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command (field 2) may hold spaces and parentheses: the fields
+	// after it follow the last ')'.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command", pid)
+	}
+	f := strings.Fields(string(data[i+1:]))
+	// f[0] is field 3 (state): utime and stime are fields 14 and 15.
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %q: %w", pid, s, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+// TreeCPU returns the CPU time process pid and all its descendants alive
+// now have used (a descendant that ended is not counted).
+func TreeCPU(pid int) (time.Duration, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue // ended meanwhile
+		}
+		i := bytes.LastIndexByte(data, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(data[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil {
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	var total time.Duration
+	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
+		cpu, err := ProcessCPU(queue[0])
+		if err != nil {
+			if queue[0] == pid {
+				return 0, err
+			}
+			continue // ended meanwhile
+		}
+		total += cpu
+		queue = append(queue, children[queue[0]]...)
+	}
+	return total, nil
 }

@@ -17,9 +17,13 @@ limitations under the License.
 package framework
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestProcessRSS(t *testing.T) {
@@ -48,5 +52,59 @@ func TestProcessMemory(t *testing.T) {
 	runtime.KeepAlive(held)
 	if _, err := ProcessMemory(-1); err == nil {
 		t.Error("ProcessMemory of no process: no error")
+	}
+}
+
+func TestProcessCPU(t *testing.T) {
+	// A child that burns CPU, then sleeps: exec keeps its process, and the
+	// CPU time it used.
+	child := exec.Command("sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; exec sleep 60")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = child.Process.Kill()
+		_ = child.Wait()
+	})
+	pid := child.Process.Pid
+	deadline := time.Now().Add(time.Minute)
+	for {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(string(cmdline), "sleep") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child did not finish its loop in a minute")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	childCPU, err := ProcessCPU(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if childCPU < 20*time.Millisecond {
+		t.Errorf("ProcessCPU of a child that looped 300,000 times = %v, want at least 20ms", childCPU)
+	}
+	self, err := ProcessCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := TreeCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read after self: the tree holds this process's time at least and the
+	// sleeping child's, which no longer changes.
+	if tree < self+childCPU {
+		t.Errorf("TreeCPU of this process = %v, want at least its own %v plus its child's %v", tree, self, childCPU)
+	}
+	if _, err := ProcessCPU(-1); err == nil {
+		t.Error("ProcessCPU of no process: no error")
+	}
+	if _, err := TreeCPU(-1); err == nil {
+		t.Error("TreeCPU of no process: no error")
 	}
 }
