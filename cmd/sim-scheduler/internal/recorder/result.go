@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -304,27 +305,47 @@ func (a *Attempt) filterFailures() []FilterFailure {
 
 // topScores are the n best total final scores. The scheduler breaks ties
 // at random: among equals the selected node comes first, then by name.
+// It keeps only the n best while it adds up each node's total: sorting
+// every scored node (thousands) cost more than the rest of the summary.
 func (a *Attempt) topScores(n int) []NodeScore {
-	var out []NodeScore
+	better := func(x, y NodeScore) bool {
+		if x.Score != y.Score {
+			return x.Score > y.Score
+		}
+		if (x.Node == a.SelectedNode) != (y.Node == a.SelectedNode) {
+			return x.Node == a.SelectedNode
+		}
+		return x.Node < y.Node
+	}
+	top := make([]NodeScore, 0, n+1)
+	consider := func(ns NodeScore) {
+		if n <= 0 || len(top) == n && !better(ns, top[n-1]) {
+			return
+		}
+		i := sort.Search(len(top), func(i int) bool { return better(ns, top[i]) })
+		top = slices.Insert(top, i, ns)
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	var cur NodeScore
+	scored := false
 	a.ForEachScore(func(node, _ string, _, final int64, first bool) {
 		if first {
-			out = append(out, NodeScore{Node: node})
+			if scored {
+				consider(cur)
+			}
+			cur, scored = NodeScore{Node: node}, true
 		}
-		out[len(out)-1].Score += final
+		cur.Score += final
 	})
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		if (out[i].Node == a.SelectedNode) != (out[j].Node == a.SelectedNode) {
-			return out[i].Node == a.SelectedNode
-		}
-		return out[i].Node < out[j].Node
-	})
-	if len(out) > n {
-		out = out[:n]
+	if scored {
+		consider(cur)
 	}
-	return out
+	if len(top) == 0 {
+		return nil
+	}
+	return top
 }
 
 // Text is a one-line summary for humans (an Event's note).

@@ -190,6 +190,16 @@ func TestStoreEvictsOldest(t *testing.T) {
 	if matches, _ := filepath.Glob(filepath.Join(dir, "ns", "*.tmp")); len(matches) != 0 {
 		t.Errorf("temporary files left: %v", matches)
 	}
+	// A reset removes the namespaces' directories under the store.
+	if err := os.RemoveAll(filepath.Join(dir, "ns")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put("ns", "d", []byte("0123456789")); err != nil {
+		t.Fatalf("a result after its directory was removed: %v", err)
+	}
+	if !exists("d") {
+		t.Error("a result after its directory was removed: not stored")
+	}
 }
 
 // BenchmarkRender is what the sink does with an attempt at 5,000 nodes

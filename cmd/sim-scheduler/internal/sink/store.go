@@ -18,6 +18,7 @@ package sink
 
 import (
 	"container/list"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -93,11 +94,16 @@ func Path(dir, namespace, name string) string {
 // Put replaces the result of namespace/name.
 func (s *Store) Put(namespace, name string, data []byte) error {
 	p := Path(s.dir, namespace, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
 	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	// The namespace's directory is made only when a write finds it missing
+	// (first result, or a reset removed it): not a mkdir per result.
+	err := os.WriteFile(tmp, data, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+			err = os.WriteFile(tmp, data, 0o644)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	// Readers see the old file or the new one, never half of one.
