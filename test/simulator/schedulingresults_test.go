@@ -232,10 +232,33 @@ func TestSchedulingResults(t *testing.T) {
 	})
 
 	t.Run("a Pod that fits shows scores whose maximum is the selected node", func(t *testing.T) {
+		w, err := c.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=web"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
 		if _, err := c.CoreV1().Pods("default").Create(ctx, cpuPod("web", "500m"), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		pod, s := waitResult(t, c, "web", "Bound")
+		// The annotations ride on the Binding: the write that binds the
+		// Pod is the one that annotates it, not a patch after it.
+		for bound := false; !bound; {
+			select {
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					t.Fatal("watch of pod web ended before it was bound")
+				}
+				if p, ok := ev.Object.(*corev1.Pod); ok && p.Spec.NodeName != "" {
+					bound = true
+					if p.Annotations[summaryAnnotation] == "" || p.Annotations[resultPrefix+"selected-node"] != p.Spec.NodeName {
+						t.Errorf("the update that bound pod web carries annotations %v: want its result (the Binding's)", p.Annotations)
+					}
+				}
+			case <-ctx.Done():
+				t.Fatal("no watch event of pod web bound")
+			}
+		}
 		if pod.Spec.NodeName == "" {
 			// The annotation patch may have raced the informer's view; read again.
 			pod, _ = c.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{})

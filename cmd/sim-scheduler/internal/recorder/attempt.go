@@ -200,11 +200,19 @@ type Attempt struct {
 	Outcome Outcome
 	Message string
 
+	// AnnotatedOnBinding: the Pod's result annotations rode on its
+	// Binding (see BindingAnnotator), so publishing needs no patch.
+	AnnotatedOnBinding bool
+
 	mu sync.Mutex
 	// done: the attempt is finished and handed on; late calls (an
 	// asynchronous preemption, Unreserve) no longer change it. Set under
 	// mu; atomic so that filter, which takes no lock, may read it.
 	done atomic.Bool
+	// sealed: the per-node results (filter rows, scores) are compacted;
+	// set when finished, or earlier, when its binding is annotated. Set
+	// under mu; atomic for filter.
+	sealed atomic.Bool
 
 	plugins *Plugins
 	// While recording: rows by node index, and rows of nodes the index
@@ -284,7 +292,7 @@ func (a *Attempt) row(node string) *row {
 
 // filter records what the filter plugins said of node.
 func (a *Attempt) filter(node string, s *fwk.Status) {
-	if a.done.Load() {
+	if a.sealed.Load() {
 		return
 	}
 	r := a.row(node)
@@ -300,7 +308,7 @@ func (a *Attempt) filter(node string, s *fwk.Status) {
 func (a *Attempt) setScores(scores []fwk.NodePluginScores) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.done.Load() {
+	if !a.sealed.Load() {
 		a.scored = scores
 	}
 }
@@ -393,9 +401,19 @@ func (a *Attempt) extenderPrioritized(name string, list *extenderv1.HostPriority
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.done.Load() {
+	if !a.sealed.Load() {
 		a.extScores = append(a.extScores, extenderScores{name: name, weight: weight, scores: scores})
 	}
+}
+
+// sealLocked compacts the per-node results, once: after it, the attempt's
+// filter and score results no longer change.
+func (a *Attempt) sealLocked() {
+	if a.sealed.Load() {
+		return
+	}
+	a.sealed.Store(true)
+	a.compactLocked()
 }
 
 // compactLocked turns what recording needed (rows by node index, the

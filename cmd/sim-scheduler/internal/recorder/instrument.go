@@ -40,6 +40,18 @@ type Sink interface {
 	Record(*Attempt)
 }
 
+// BindingAnnotator is a Sink that can give an attempt's annotations before
+// its Pod is bound, so that they ride on the Binding (the API server copies
+// a Binding's annotations onto the Pod): one write of the Pod instead of
+// a binding and then a patch, the larger part of what publishing a result
+// costs the control plane. It runs on the binding goroutine.
+type BindingAnnotator interface {
+	// BindingAnnotations returns the annotations of a, sealed and about
+	// to be bound, for pod's Binding; false when they cannot ride on it
+	// (a Binding can add or replace annotations, not remove them).
+	BindingAnnotations(a *Attempt, pod *v1.Pod) (map[string]string, bool)
+}
+
 // Recorder ties attempts to the scheduler: it opens one when the scheduler
 // starts a scheduling cycle and hands it to its Sink when the Pod is bound
 // or the attempt fails.
@@ -128,7 +140,7 @@ func (r *Recorder) wrapFramework(f framework.Framework) (*Plugins, error) {
 	collect(wrap(v, "reservePlugins", func(p fwk.ReservePlugin) fwk.ReservePlugin { return reserve{p} }))
 	collect(wrap(v, "permitPlugins", func(p fwk.PermitPlugin) fwk.PermitPlugin { return permit{p} }))
 	collect(wrap(v, "preBindPlugins", func(p fwk.PreBindPlugin) fwk.PreBindPlugin { return preBind{p} }))
-	collect(wrap(v, "bindPlugins", func(p fwk.BindPlugin) fwk.BindPlugin { return bind{p, r} }))
+	collect(wrap(v, "bindPlugins", func(p fwk.BindPlugin) fwk.BindPlugin { return bind{p, r, f} }))
 	return info, errors.Join(errs...)
 }
 
@@ -252,6 +264,29 @@ func (r *Recorder) inflightAttempt(uid types.UID) *Attempt {
 	return r.inflight[uid]
 }
 
+// bindingAnnotations seals a for binding pod to node with the bind
+// plugin, as if it succeeds, and returns the annotations its Binding
+// carries; false when the sink gives none. If the binding fails, the
+// failure finishes the attempt as usual and overwrites what was assumed.
+func (r *Recorder) bindingAnnotations(a *Attempt, pod *v1.Pod, node, plugin string) (map[string]string, bool) {
+	annotator, ok := r.sink.(BindingAnnotator)
+	if !ok {
+		return nil, false
+	}
+	a.mu.Lock()
+	if a.done.Load() {
+		a.mu.Unlock()
+		return nil, false
+	}
+	a.sealLocked()
+	a.Outcome, a.SelectedNode = Bound, node
+	a.Bind[plugin] = Success
+	// Until the binding was sent: the annotations cannot wait for it.
+	a.Duration = time.Since(a.Start)
+	a.mu.Unlock()
+	return annotator.BindingAnnotations(a, pod)
+}
+
 // finish ends the attempt once and hands it to the sink.
 func (r *Recorder) finish(a *Attempt, outcome Outcome, node, message string) {
 	a.mu.Lock()
@@ -260,12 +295,14 @@ func (r *Recorder) finish(a *Attempt, outcome Outcome, node, message string) {
 		return
 	}
 	a.done.Store(true)
-	a.compactLocked()
+	a.sealLocked()
 	a.Outcome, a.Message = outcome, message
 	if node != "" {
 		a.SelectedNode = node
 	}
-	a.Duration = time.Since(a.Start)
+	if !a.AnnotatedOnBinding || outcome != Bound {
+		a.Duration = time.Since(a.Start)
+	}
 	a.mu.Unlock()
 
 	r.mu.Lock()

@@ -27,10 +27,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -39,6 +43,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
@@ -170,6 +175,19 @@ type env struct {
 // newEnv is a profile of the test plugins, and the given extenders.
 func newEnv(t *testing.T, extenders ...fwk.Extender) *env {
 	t.Helper()
+	return newEnvWith(t, envConfig{}, extenders...)
+}
+
+// envConfig changes newEnv's profile: the bind plugin (the test's Binder
+// if empty), the framework's client, and a Sink around the env's channel.
+type envConfig struct {
+	bind   string
+	client kubernetes.Interface
+	sink   func(chanSink) Sink
+}
+
+func newEnvWith(t *testing.T, cfg envConfig, extenders ...fwk.Extender) *env {
+	t.Helper()
 	ctx := t.Context()
 	metrics.Register() // the framework counts plugin calls
 	registry := plugins.NewInTreeRegistry()
@@ -190,6 +208,10 @@ func newEnv(t *testing.T, extenders ...fwk.Extender) *env {
 	nodes[3].Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "x", Effect: v1.TaintEffectNoSchedule}}
 	snapshot := cache.NewSnapshot(nil, nodes)
 
+	bindPlugin := "Binder"
+	if cfg.bind != "" {
+		bindPlugin = cfg.bind
+	}
 	set := func(names ...string) config.PluginSet {
 		var ps config.PluginSet
 		for _, n := range names {
@@ -207,10 +229,11 @@ func newEnv(t *testing.T, extenders ...fwk.Extender) *env {
 			PreScore:   set(names.TaintToleration),
 			Score:      config.PluginSet{Enabled: []config.Plugin{{Name: "Index", Weight: 3}, {Name: names.TaintToleration, Weight: 2}}},
 			Permit:     set("Waiter"),
-			Bind:       set("Binder"),
+			Bind:       set(bindPlugin),
 		},
 	}
 	fw, err := frameworkruntime.NewFramework(ctx, registry, prof,
+		frameworkruntime.WithClientSet(cfg.client),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
 		frameworkruntime.WithPodNominator(noNominations{}),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()))
@@ -225,7 +248,11 @@ func newEnv(t *testing.T, extenders ...fwk.Extender) *env {
 		FailureHandler: func(context.Context, framework.Framework, *framework.QueuedPodInfo, *fwk.Status, *fwk.NominatingInfo, time.Time) {
 		},
 	}
-	if _, err := Instrument(e.sched, e.sink); err != nil {
+	var sink Sink = e.sink
+	if cfg.sink != nil {
+		sink = cfg.sink(e.sink)
+	}
+	if _, err := Instrument(e.sched, sink); err != nil {
 		t.Fatal(err)
 	}
 	// The scheduler runs the profile's framework as Instrument left it.
@@ -548,4 +575,71 @@ func jsonEqual(t *testing.T, x, y string) bool {
 		t.Fatal(err)
 	}
 	return cmp.Equal(a, b)
+}
+
+// annotatingSink gives annotations for Bindings, or refuses when it has
+// none.
+type annotatingSink struct {
+	chanSink
+	annotations map[string]string
+}
+
+func (s annotatingSink) BindingAnnotations(a *Attempt, pod *v1.Pod) (map[string]string, bool) {
+	if a.Outcome != Bound || a.Bind[defaultbinder.Name] != Success || !a.sealed.Load() {
+		panic(fmt.Sprintf("BindingAnnotations of an attempt not sealed as bound: outcome %q, bind %v", a.Outcome, a.Bind))
+	}
+	return s.annotations, s.annotations != nil
+}
+
+// TestAnnotatedBinding: with a sink that gives annotations, the
+// DefaultBinder's Binding carries them and the attempt says so; without,
+// or when the binding fails, the Binding is the DefaultBinder's own and
+// the failure is what the attempt says.
+func TestAnnotatedBinding(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		annotations map[string]string
+		bindErr     error
+		want        Outcome
+	}{
+		{name: "annotated", annotations: map[string]string{"k": "v"}, want: Bound},
+		{name: "sink refuses", want: Bound},
+		{name: "binding fails", annotations: map[string]string{"k": "v"}, bindErr: apierrors.NewConflict(v1.Resource("pods"), "p", errors.New("changed")), want: Failed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := newPod("p", map[string]string{"zone": "a"}, nil)
+			client := fake.NewClientset(pod)
+			var bindings []*v1.Binding
+			client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
+				if action.GetSubresource() != "binding" {
+					return false, nil, nil
+				}
+				bindings = append(bindings, action.(clienttesting.CreateAction).GetObject().(*v1.Binding))
+				return true, nil, tc.bindErr
+			})
+			e := newEnvWith(t, envConfig{bind: defaultbinder.Name, client: client, sink: func(c chanSink) Sink {
+				return annotatingSink{chanSink: c, annotations: tc.annotations}
+			}})
+			a := e.attempt(t, pod, nil)
+			if a.Outcome != tc.want {
+				t.Fatalf("outcome %q (%s), want %q", a.Outcome, a.Message, tc.want)
+			}
+			if len(bindings) == 0 {
+				t.Fatal("no Binding was created")
+			}
+			if diff := cmp.Diff(tc.annotations, bindings[0].Annotations); diff != "" {
+				t.Errorf("the Binding's annotations (-want +got):\n%s", diff)
+			}
+			if b := bindings[0]; b.UID != pod.UID || b.Target.Name != a.SelectedNode || b.Name != pod.Name {
+				t.Errorf("Binding %s uid %s to %s, want %s uid %s to the selected %s", b.Name, b.UID, b.Target.Name, pod.Name, pod.UID, a.SelectedNode)
+			}
+			wantAnnotated := tc.annotations != nil && tc.bindErr == nil
+			if a.AnnotatedOnBinding != wantAnnotated {
+				t.Errorf("AnnotatedOnBinding = %v, want %v", a.AnnotatedOnBinding, wantAnnotated)
+			}
+			if tc.bindErr != nil && a.Bind[defaultbinder.Name] == Success {
+				t.Errorf("bind-result says %q after the binding failed", Success)
+			}
+		})
+	}
 }

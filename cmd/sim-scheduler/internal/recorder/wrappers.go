@@ -22,9 +22,12 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 )
 
 // stateKey is where an attempt lives in the scheduling cycle's CycleState,
@@ -136,18 +139,56 @@ func (p preBind) PreBind(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 
 type bind struct {
 	fwk.BindPlugin
-	r *Recorder
+	r  *Recorder
+	fw fwk.Handle
 }
 
 func (p bind) Bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
-	s := p.BindPlugin.Bind(ctx, state, pod, node)
-	if a := attemptFrom(state); a != nil {
+	a := attemptFrom(state)
+	var s *fwk.Status
+	annotated := false
+	if a != nil && p.Name() == defaultbinder.Name {
+		if ann, ok := p.r.bindingAnnotations(a, pod, node, p.Name()); ok {
+			s, annotated = p.bindAnnotated(ctx, pod, node, ann), true
+		}
+	}
+	if !annotated {
+		s = p.BindPlugin.Bind(ctx, state, pod, node)
+	}
+	if a != nil {
 		a.setStatus(a.Bind, p.Name(), s)
 		if s.IsSuccess() {
+			a.mu.Lock()
+			a.AnnotatedOnBinding = annotated
+			a.mu.Unlock()
 			p.r.finish(a, Bound, node, "")
 		}
 	}
 	return s
+}
+
+// bindAnnotated binds as the DefaultBinder does (through the scheduler's
+// API cacher when it has one), with annotations on the Binding: the
+// DefaultBinder has no way to add them.
+func (p bind) bindAnnotated(ctx context.Context, pod *v1.Pod, node string, annotations map[string]string) *fwk.Status {
+	binding := &v1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, Annotations: annotations},
+		Target:     v1.ObjectReference{Kind: "Node", Name: node},
+	}
+	if c := p.fw.APICacher(); c != nil {
+		onFinish, err := c.BindPod(binding)
+		if err != nil {
+			return fwk.AsStatus(err)
+		}
+		if err := c.WaitOnFinish(ctx, onFinish); err != nil {
+			return fwk.AsStatus(err)
+		}
+		return nil
+	}
+	if err := schedutil.BindPod(ctx, p.fw.ClientSet(), binding); err != nil {
+		return fwk.AsStatus(err)
+	}
+	return nil
 }
 
 // extender records an extender's Filter and Prioritize results into the

@@ -61,7 +61,7 @@ type Sink struct {
 }
 
 // apiCalls are what an attempt's result takes from the API: the Pod's
-// annotations and an Event.
+// annotations (none when its Binding carried them) and an Event.
 type apiCalls struct {
 	pod       *v1.Pod
 	patch     []byte
@@ -141,6 +141,12 @@ func (s *Sink) render(ctx context.Context, a *recorder.Attempt) {
 		return
 	}
 	res := a.Result()
+	if a.AnnotatedOnBinding && a.Outcome == recorder.Bound {
+		// BindingAnnotations stored it and its Binding annotated the Pod:
+		// what is left is the Event.
+		s.enqueueCalls(&apiCalls{pod: pod, eventType: v1.EventTypeNormal, note: res.Summary.Text()})
+		return
+	}
 	r, err := render(res)
 	if err != nil {
 		logger.Error(err, "Rendering a scheduling result")
@@ -167,6 +173,11 @@ func (s *Sink) render(ctx context.Context, a *recorder.Attempt) {
 	if res.Summary.Outcome != string(recorder.Bound) {
 		c.eventType = v1.EventTypeWarning
 	}
+	s.enqueueCalls(c)
+}
+
+// enqueueCalls hands c to the API callers, or drops it when they are behind.
+func (s *Sink) enqueueCalls(c *apiCalls) {
 	select {
 	case s.calls <- c:
 	default:
@@ -174,11 +185,46 @@ func (s *Sink) render(ctx context.Context, a *recorder.Attempt) {
 	}
 }
 
+// BindingAnnotations renders a, about to be bound, stores its full result
+// and returns its annotations for the Binding: the same ones as its patch
+// would set. A Binding cannot remove an annotation: when the Pod has one
+// that this result removes (per-node results of an earlier attempt that
+// no longer fit), the result is published after the binding, with a patch.
+func (s *Sink) BindingAnnotations(a *recorder.Attempt, pod *v1.Pod) (map[string]string, bool) {
+	r, err := render(a.Result())
+	if err != nil {
+		klog.Background().Error(err, "Rendering a scheduling result", "pod", klog.KObj(pod))
+		return nil, false
+	}
+	defer r.release()
+	ann, err := r.annotations(pod.Annotations[ResultHistory])
+	if err != nil {
+		klog.Background().Error(err, "Rendering scheduling result annotations", "pod", klog.KObj(pod))
+		return nil, false
+	}
+	out := make(map[string]string, len(ann))
+	for k, v := range ann {
+		if v == nil {
+			if _, ok := pod.Annotations[k]; ok {
+				return nil, false
+			}
+			continue
+		}
+		out[k] = *v
+	}
+	if err := s.store.Put(pod.Namespace, pod.Name, r.document()); err != nil {
+		klog.Background().Error(err, "Storing a scheduling result", "pod", klog.KObj(pod))
+	}
+	return out, true
+}
+
 func (s *Sink) call(ctx context.Context, c *apiCalls) {
 	defer s.published.Add(1)
-	if _, err := s.client.CoreV1().Pods(c.pod.Namespace).Patch(ctx, c.pod.Name, types.MergePatchType, c.patch, metav1.PatchOptions{}); err != nil {
-		if !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			klog.FromContext(ctx).Error(err, "Annotating a Pod with its scheduling result", "pod", klog.KObj(c.pod))
+	if c.patch != nil {
+		if _, err := s.client.CoreV1().Pods(c.pod.Namespace).Patch(ctx, c.pod.Name, types.MergePatchType, c.patch, metav1.PatchOptions{}); err != nil {
+			if !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				klog.FromContext(ctx).Error(err, "Annotating a Pod with its scheduling result", "pod", klog.KObj(c.pod))
+			}
 		}
 	}
 	s.events.Eventf(c.pod, nil, c.eventType, EventReason, "Scheduling", "%s", c.note)

@@ -24,7 +24,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/recorder"
@@ -228,5 +230,45 @@ func BenchmarkRender(b *testing.B) {
 				r.release()
 			}
 		})
+	}
+}
+
+// TestBindingAnnotations: the Binding carries what the patch would set,
+// and the full result is stored; a Pod with a per-node annotation that the
+// result removes is left to the patch (a Binding cannot remove one).
+func TestBindingAnnotations(t *testing.T) {
+	dir := t.TempDir()
+	store, err := NewStore(dir, 512<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Sink{store: store}
+	a := bigAttempt(recorder.Bound)
+	r, err := render(a.Result())
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err := r.annotations("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := values(patch)
+	r.release()
+
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1", UID: "uid-1"}}
+	got, ok := s.BindingAnnotations(a, pod)
+	if !ok {
+		t.Fatal("no annotations for the Binding of a Pod without any")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Binding annotations (-patch +binding):\n%s", diff)
+	}
+	if _, err := os.Stat(Path(dir, "default", "web-1")); err != nil {
+		t.Errorf("full result not stored: %v", err)
+	}
+
+	pod.Annotations = map[string]string{UpstreamPrefix + "filter-result": "{}"}
+	if got, ok := s.BindingAnnotations(a, pod); ok {
+		t.Errorf("Binding annotations %v for a Pod whose filter-result they cannot remove", got)
 	}
 }
