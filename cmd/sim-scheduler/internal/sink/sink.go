@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -58,12 +59,23 @@ type Sink struct {
 
 	dropped   atomic.Int64
 	published atomic.Int64
+
+	// bound holds, by Pod UID, when the attempt began whose annotations
+	// rode on the Pod's Binding: that write does not wait in the queues,
+	// so a patch of an earlier attempt still waiting there must not
+	// overwrite it. Entries go after boundTTL, long past any queue's wait.
+	mu        sync.Mutex
+	bound     map[types.UID]time.Time
+	lastSweep time.Time
 }
+
+const boundTTL = 10 * time.Minute
 
 // apiCalls are what an attempt's result takes from the API: the Pod's
 // annotations (none when its Binding carried them) and an Event.
 type apiCalls struct {
 	pod       *v1.Pod
+	start     time.Time // of the attempt
 	patch     []byte
 	eventType string
 	note      string
@@ -169,7 +181,7 @@ func (s *Sink) render(ctx context.Context, a *recorder.Attempt) {
 		logger.Error(err, "Encoding scheduling result annotations")
 		return
 	}
-	c := &apiCalls{pod: pod, patch: patch, eventType: v1.EventTypeNormal, note: res.Summary.Text()}
+	c := &apiCalls{pod: pod, start: a.Start, patch: patch, eventType: v1.EventTypeNormal, note: res.Summary.Text()}
 	if res.Summary.Outcome != string(recorder.Bound) {
 		c.eventType = v1.EventTypeWarning
 	}
@@ -215,12 +227,35 @@ func (s *Sink) BindingAnnotations(a *recorder.Attempt, pod *v1.Pod) (map[string]
 	if err := s.store.Put(pod.Namespace, pod.Name, r.document()); err != nil {
 		klog.Background().Error(err, "Storing a scheduling result", "pod", klog.KObj(pod))
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if now.Sub(s.lastSweep) > time.Minute {
+		for uid, start := range s.bound {
+			if now.Sub(start) > boundTTL {
+				delete(s.bound, uid)
+			}
+		}
+		s.lastSweep = now
+	}
+	if s.bound == nil {
+		s.bound = map[types.UID]time.Time{}
+	}
+	s.bound[a.UID] = a.Start
 	return out, true
+}
+
+// superseded: a later attempt of the Pod annotated it on its Binding.
+func (s *Sink) superseded(uid types.UID, start time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.bound[uid]
+	return ok && start.Before(b)
 }
 
 func (s *Sink) call(ctx context.Context, c *apiCalls) {
 	defer s.published.Add(1)
-	if c.patch != nil {
+	if c.patch != nil && !s.superseded(c.pod.UID, c.start) {
 		if _, err := s.client.CoreV1().Pods(c.pod.Namespace).Patch(ctx, c.pod.Name, types.MergePatchType, c.patch, metav1.PatchOptions{}); err != nil {
 			if !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 				klog.FromContext(ctx).Error(err, "Annotating a Pod with its scheduling result", "pod", klog.KObj(c.pod))

@@ -22,12 +22,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/events"
 
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/recorder"
 )
@@ -270,5 +273,41 @@ func TestBindingAnnotations(t *testing.T) {
 	pod.Annotations = map[string]string{UpstreamPrefix + "filter-result": "{}"}
 	if got, ok := s.BindingAnnotations(a, pod); ok {
 		t.Errorf("Binding annotations %v for a Pod whose filter-result they cannot remove", got)
+	}
+}
+
+// TestStalePatchAfterAnnotatedBinding: the Binding's annotations do not
+// wait in the queues, so the patch of an earlier attempt still waiting
+// there is not sent; the patch of a later attempt is.
+func TestStalePatchAfterAnnotatedBinding(t *testing.T) {
+	store, err := NewStore(t.TempDir(), 512<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1", UID: "uid-1"}}
+	client := fake.NewClientset(pod)
+	s := &Sink{client: client, events: events.NewFakeRecorder(10), store: store}
+	bound := bigAttempt(recorder.Bound)
+	if _, ok := s.BindingAnnotations(bound, pod); !ok {
+		t.Fatal("no annotations for the Binding")
+	}
+	patches := func() int {
+		n := 0
+		for _, a := range client.Actions() {
+			if a.GetVerb() == "patch" {
+				n++
+			}
+		}
+		return n
+	}
+	patch := []byte(`{"metadata":{"annotations":{"k":"v"}}}`)
+	s.call(t.Context(), &apiCalls{pod: pod, start: bound.Start.Add(-time.Second), patch: patch, note: "earlier"})
+	if n := patches(); n != 0 {
+		t.Errorf("%d patches of an attempt older than the annotated Binding's, want none", n)
+	}
+	s.call(t.Context(), &apiCalls{pod: pod, start: bound.Start, patch: patch, note: "the same attempt, its binding failed"})
+	s.call(t.Context(), &apiCalls{pod: pod, start: bound.Start.Add(time.Second), patch: patch, note: "later"})
+	if n := patches(); n != 2 {
+		t.Errorf("%d patches of the binding's own attempt and a later one, want 2", n)
 	}
 }
