@@ -22,6 +22,7 @@ package sink
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,22 +61,20 @@ type Sink struct {
 	dropped   atomic.Int64
 	published atomic.Int64
 
-	// bound holds, by Pod UID, when the attempt began whose annotations
-	// rode on the Pod's Binding: that write does not wait in the queues,
-	// so a patch of an earlier attempt still waiting there must not
-	// overwrite it. Entries go after boundTTL, long past any queue's wait.
+	// latest holds, by Pod UID, when its latest published attempt began
+	// (see newest).
 	mu        sync.Mutex
-	bound     map[types.UID]time.Time
+	latest    map[types.UID]time.Time
 	lastSweep time.Time
 }
 
-const boundTTL = 10 * time.Minute
+const newestTTL = 10 * time.Minute
 
 // apiCalls are what an attempt's result takes from the API: the Pod's
 // annotations (none when its Binding carried them) and an Event.
 type apiCalls struct {
 	pod       *v1.Pod
-	start     time.Time // of the attempt
+	start     time.Time // of the attempt, as its Summary says
 	patch     []byte
 	eventType string
 	note      string
@@ -153,39 +152,49 @@ func (s *Sink) render(ctx context.Context, a *recorder.Attempt) {
 		return
 	}
 	res := a.Result()
+	c := &apiCalls{pod: pod, start: res.Summary.Time, eventType: v1.EventTypeNormal, note: res.Summary.Text()}
+	if res.Summary.Outcome != string(recorder.Bound) {
+		c.eventType = v1.EventTypeWarning
+	}
 	if a.AnnotatedOnBinding && a.Outcome == recorder.Bound {
 		// BindingAnnotations stored it and its Binding annotated the Pod:
 		// what is left is the Event.
-		s.enqueueCalls(&apiCalls{pod: pod, eventType: v1.EventTypeNormal, note: res.Summary.Text()})
+		s.enqueueCalls(c)
 		return
 	}
-	r, err := render(res)
+	ann, err := s.publish(res, pod)
 	if err != nil {
 		logger.Error(err, "Rendering a scheduling result")
 		return
 	}
-	defer r.release()
-	if err := s.store.Put(a.Pod.Namespace, a.Pod.Name, r.document()); err != nil {
-		logger.Error(err, "Storing a scheduling result")
-	}
-	ann, err := r.annotations(pod.Annotations[ResultHistory])
-	if err != nil {
-		logger.Error(err, "Rendering scheduling result annotations")
-		return
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+	if c.patch, err = json.Marshal(map[string]any{"metadata": map[string]any{
 		"uid":         a.UID, // a precondition: never annotate a new Pod of the same name
 		"annotations": ann,
-	}})
-	if err != nil {
+	}}); err != nil {
 		logger.Error(err, "Encoding scheduling result annotations")
 		return
 	}
-	c := &apiCalls{pod: pod, start: a.Start, patch: patch, eventType: v1.EventTypeNormal, note: res.Summary.Text()}
-	if res.Summary.Outcome != string(recorder.Bound) {
-		c.eventType = v1.EventTypeWarning
-	}
 	s.enqueueCalls(c)
+}
+
+// publish renders res, stores its full result and returns the annotations
+// of pod it sets (nil: removed), given the history pod has now; from then
+// on, a patch of an earlier attempt of pod is stale (see newest).
+func (s *Sink) publish(res *recorder.Result, pod *v1.Pod) (map[string]*string, error) {
+	r, err := render(res)
+	if err != nil {
+		return nil, err
+	}
+	defer r.release()
+	if err := s.store.Put(pod.Namespace, pod.Name, r.document()); err != nil {
+		klog.Background().Error(err, "Storing a scheduling result", "pod", klog.KObj(pod))
+	}
+	ann, err := r.annotations(pod.Annotations[ResultHistory])
+	if err != nil {
+		return nil, fmt.Errorf("annotations: %w", err)
+	}
+	s.newest(pod.UID, res.Summary.Time)
+	return ann, nil
 }
 
 // enqueueCalls hands c to the API callers, or drops it when they are behind.
@@ -197,21 +206,15 @@ func (s *Sink) enqueueCalls(c *apiCalls) {
 	}
 }
 
-// BindingAnnotations renders a, about to be bound, stores its full result
-// and returns its annotations for the Binding: the same ones as its patch
-// would set. A Binding cannot remove an annotation: when the Pod has one
-// that this result removes (per-node results of an earlier attempt that
-// no longer fit), the result is published after the binding, with a patch.
+// BindingAnnotations publishes a, about to be bound, and returns its
+// annotations for the Binding: the same ones as its patch would set. A
+// Binding cannot remove an annotation: when the Pod has one that this
+// result removes (per-node results of an earlier attempt that no longer
+// fit), the result is published after the binding, with a patch.
 func (s *Sink) BindingAnnotations(a *recorder.Attempt, pod *v1.Pod) (map[string]string, bool) {
-	r, err := render(a.Result())
+	ann, err := s.publish(a.Result(), pod)
 	if err != nil {
 		klog.Background().Error(err, "Rendering a scheduling result", "pod", klog.KObj(pod))
-		return nil, false
-	}
-	defer r.release()
-	ann, err := r.annotations(pod.Annotations[ResultHistory])
-	if err != nil {
-		klog.Background().Error(err, "Rendering scheduling result annotations", "pod", klog.KObj(pod))
 		return nil, false
 	}
 	out := make(map[string]string, len(ann))
@@ -224,33 +227,41 @@ func (s *Sink) BindingAnnotations(a *recorder.Attempt, pod *v1.Pod) (map[string]
 		}
 		out[k] = *v
 	}
-	if err := s.store.Put(pod.Namespace, pod.Name, r.document()); err != nil {
-		klog.Background().Error(err, "Storing a scheduling result", "pod", klog.KObj(pod))
-	}
+	return out, true
+}
+
+// newest notes that an attempt of the Pod uid that began at start was
+// published. Results reach the API out of order: the render and API
+// workers run in parallel, and a Binding's annotations do not wait in the
+// queues at all; so a patch is sent only if no later attempt of its Pod was
+// published. Entries go after newestTTL, long past any queue's wait.
+func (s *Sink) newest(uid types.UID, start time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
 	if now.Sub(s.lastSweep) > time.Minute {
-		for uid, start := range s.bound {
-			if now.Sub(start) > boundTTL {
-				delete(s.bound, uid)
+		for u, t := range s.latest {
+			if now.Sub(t) > newestTTL {
+				delete(s.latest, u)
 			}
 		}
 		s.lastSweep = now
 	}
-	if s.bound == nil {
-		s.bound = map[types.UID]time.Time{}
+	if s.latest == nil {
+		s.latest = map[types.UID]time.Time{}
 	}
-	s.bound[a.UID] = a.Start
-	return out, true
+	if t, ok := s.latest[uid]; !ok || t.Before(start) {
+		s.latest[uid] = start
+	}
 }
 
-// superseded: a later attempt of the Pod annotated it on its Binding.
+// superseded: a later attempt of the Pod than the one that began at start
+// was published.
 func (s *Sink) superseded(uid types.UID, start time.Time) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, ok := s.bound[uid]
-	return ok && start.Before(b)
+	t, ok := s.latest[uid]
+	return ok && start.Before(t)
 }
 
 func (s *Sink) call(ctx context.Context, c *apiCalls) {

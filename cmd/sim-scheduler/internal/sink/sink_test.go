@@ -276,10 +276,11 @@ func TestBindingAnnotations(t *testing.T) {
 	}
 }
 
-// TestStalePatchAfterAnnotatedBinding: the Binding's annotations do not
-// wait in the queues, so the patch of an earlier attempt still waiting
-// there is not sent; the patch of a later attempt is.
-func TestStalePatchAfterAnnotatedBinding(t *testing.T) {
+// TestStalePatchIsNotSent: results reach the API out of order (parallel
+// workers; a Binding's annotations skip the queues), so the patch of an
+// attempt is not sent once a later attempt of its Pod was published; its
+// own and later ones are.
+func TestStalePatchIsNotSent(t *testing.T) {
 	store, err := NewStore(t.TempDir(), 512<<20)
 	if err != nil {
 		t.Fatal(err)
@@ -291,6 +292,7 @@ func TestStalePatchAfterAnnotatedBinding(t *testing.T) {
 	if _, ok := s.BindingAnnotations(bound, pod); !ok {
 		t.Fatal("no annotations for the Binding")
 	}
+	published := bound.Result().Summary.Time
 	patches := func() int {
 		n := 0
 		for _, a := range client.Actions() {
@@ -301,13 +303,21 @@ func TestStalePatchAfterAnnotatedBinding(t *testing.T) {
 		return n
 	}
 	patch := []byte(`{"metadata":{"annotations":{"k":"v"}}}`)
-	s.call(t.Context(), &apiCalls{pod: pod, start: bound.Start.Add(-time.Second), patch: patch, note: "earlier"})
+	s.call(t.Context(), &apiCalls{pod: pod, start: published.Add(-time.Second), patch: patch, note: "earlier"})
 	if n := patches(); n != 0 {
 		t.Errorf("%d patches of an attempt older than the annotated Binding's, want none", n)
 	}
-	s.call(t.Context(), &apiCalls{pod: pod, start: bound.Start, patch: patch, note: "the same attempt, its binding failed"})
-	s.call(t.Context(), &apiCalls{pod: pod, start: bound.Start.Add(time.Second), patch: patch, note: "later"})
+	s.call(t.Context(), &apiCalls{pod: pod, start: published, patch: patch, note: "the same attempt, its binding failed"})
+	s.call(t.Context(), &apiCalls{pod: pod, start: published.Add(time.Second), patch: patch, note: "later"})
 	if n := patches(); n != 2 {
 		t.Errorf("%d patches of the binding's own attempt and a later one, want 2", n)
+	}
+
+	// Two patches of another Pod, the later attempt's rendered first.
+	other := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-2", UID: "uid-2"}}
+	s.newest(other.UID, published.Add(time.Second))
+	s.call(t.Context(), &apiCalls{pod: other, start: published, patch: patch, note: "earlier, sent last"})
+	if n := patches(); n != 2 {
+		t.Errorf("the earlier attempt's patch was sent after a later attempt's was published")
 	}
 }
