@@ -104,17 +104,10 @@ const clockTicks = 100
 // ProcessCPU returns the CPU time (user and system) process pid has used:
 // utime and stime of /proc/PID/stat.
 func ProcessCPU(pid int) (time.Duration, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	f, err := procStat(pid)
 	if err != nil {
 		return 0, err
 	}
-	// The command (field 2) may hold spaces and parentheses: the fields
-	// after it follow the last ')'.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no command", pid)
-	}
-	f := strings.Fields(string(data[i+1:]))
 	// f[0] is field 3 (state): utime and stime are fields 14 and 15.
 	if len(f) < 13 {
 		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
@@ -130,6 +123,20 @@ func ProcessCPU(pid int) (time.Duration, error) {
 	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
 
+// procStat returns the fields of /proc/PID/stat after the command (field
+// 2), which may hold spaces and parentheses: they follow its last ')'.
+func procStat(pid int) ([]string, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return nil, fmt.Errorf("/proc/%d/stat: no command", pid)
+	}
+	return strings.Fields(string(data[i+1:])), nil
+}
+
 // TreeCPU returns the CPU time process pid and all its descendants alive
 // now have used (a descendant that ended is not counted).
 func TreeCPU(pid int) (time.Duration, error) {
@@ -143,18 +150,11 @@ func TreeCPU(pid int) (time.Duration, error) {
 		if err != nil {
 			continue
 		}
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
+		f, err := procStat(p)
+		if err != nil || len(f) < 2 {
 			continue // ended meanwhile
 		}
-		i := bytes.LastIndexByte(data, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(data[i+1:]))
-		if len(f) < 2 {
-			continue
-		}
+		// f[1] is field 4, the parent's pid.
 		if ppid, err := strconv.Atoi(f[1]); err == nil {
 			children[ppid] = append(children[ppid], p)
 		}
