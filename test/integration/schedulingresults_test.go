@@ -130,7 +130,7 @@ spec:
 	})
 
 	t.Run("a Pod that fits: scores whose maximum is the selected node", func(t *testing.T) {
-		m := describe(t, "web", regexp.MustCompile(`SchedulingResult\s+.*scheduled to (\S+) \(\d+/\d+ nodes evaluated, \d+ feasible\): top scores (.*)`))
+		m := describe(t, "web", regexp.MustCompile(`Scheduled\s+.*Successfully assigned default/web to (\S+) \(\d+/\d+ nodes evaluated, \d+ feasible\): top scores (.*)`))
 		selected, top := m[1], m[2]
 		boundTo, err := kubectl(t, kc, "get", "-n", "default", "pod", "web", "-o", "jsonpath={.spec.nodeName}")
 		if err != nil {

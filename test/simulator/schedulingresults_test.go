@@ -41,6 +41,7 @@ const (
 	resultPrefix      = "kube-scheduler-simulator.sigs.k8s.io/"
 	summaryAnnotation = "sim.x-k8s.io/scheduling-result"
 	resultEventReason = "SchedulingResult"
+	scheduledReason   = "Scheduled"
 	resultsPath       = "/api/v1/schedulingresults/"
 )
 
@@ -48,6 +49,8 @@ type resultSummary struct {
 	Outcome        string `json:"outcome"`
 	SelectedNode   string `json:"selectedNode"`
 	Nodes          int    `json:"nodes"`
+	Evaluated      int    `json:"evaluated"`
+	Feasible       int    `json:"feasible"`
 	FilterFailures []struct {
 		Plugin, Reason string
 		Nodes          int
@@ -113,26 +116,20 @@ func (s *simulator) schedulingResult(t *testing.T, name string) fullResult {
 	return r
 }
 
-// eventNote waits for the Pod's SchedulingResult Event and returns its note.
-func eventNote(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, prefix string) string {
+// eventNote waits for an Event of the Pod with reason whose note starts
+// with prefix, and returns its note.
+func eventNote(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason, prefix string) string {
 	t.Helper()
-	return eventMatching(t, c, pod, prefix, func(note string) bool { return strings.HasPrefix(note, prefix) })
+	return eventMatching(t, c, pod, reason, prefix, func(note string) bool { return strings.HasPrefix(note, prefix) })
 }
 
-// eventMatching waits for a SchedulingResult Event of the Pod whose note
+// eventMatching waits for an Event of the Pod with reason whose note
 // matches, and returns its note.
-func eventMatching(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, what string, match func(string) bool) string {
+func eventMatching(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason, what string, match func(string) bool) string {
 	t.Helper()
-	ctx := ctxWithTimeout(t, time.Minute)
 	var note string
-	waitFor(t, time.Minute, "the "+resultEventReason+" event of "+pod.Name+": "+what, func() (bool, error) {
-		events, err := c.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
-			fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)),
-			fields.OneTermEqualSelector("reason", resultEventReason)).String()})
-		if err != nil {
-			return false, nil
-		}
-		for _, e := range events.Items {
+	waitFor(t, time.Minute, "the "+reason+" event of "+pod.Name+": "+what, func() (bool, error) {
+		for _, e := range events(t, c, pod, reason) {
 			if match(e.Message) {
 				note = e.Message
 				return true, nil
@@ -141,6 +138,18 @@ func eventMatching(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, what s
 		return false, nil
 	})
 	return note
+}
+
+// events lists the Pod's Events with reason; none on an error.
+func events(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason string) []corev1.Event {
+	t.Helper()
+	list, err := c.CoreV1().Events("default").List(ctxWithTimeout(t, time.Minute), metav1.ListOptions{FieldSelector: fields.AndSelectors(
+		fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)),
+		fields.OneTermEqualSelector("reason", reason)).String()})
+	if err != nil {
+		return nil
+	}
+	return list.Items
 }
 
 // createNodes creates n nodes named <prefix>-<i> with 32 workers. Nodes
@@ -222,7 +231,7 @@ func TestSchedulingResults(t *testing.T) {
 		if len(s.FilterFailures) != 1 || s.FilterFailures[0].Nodes != 5 {
 			t.Errorf("summary filter failures %+v, want NodeResourcesFit on 5 nodes", s.FilterFailures)
 		}
-		note := eventNote(t, c, pod, "0/5 nodes:")
+		note := eventNote(t, c, pod, resultEventReason, "0/5 nodes:")
 		if want := "0/5 nodes: NodeResourcesFit: Insufficient cpu (5)"; note != want {
 			t.Errorf("event %q, want %q", note, want)
 		}
@@ -295,8 +304,14 @@ func TestSchedulingResults(t *testing.T) {
 		if len(s.TopScores) == 0 || s.TopScores[0].Node != selected || s.TopScores[0].Score != best {
 			t.Errorf("top scores %+v, want the selected %s with the best %d first", s.TopScores, selected, best)
 		}
-		note := eventNote(t, c, pod, "scheduled to "+selected)
+		// Its result is in the scheduler's own Scheduled Event: a bound
+		// Pod takes no SchedulingResult Event.
+		note := eventNote(t, c, pod, scheduledReason, fmt.Sprintf("Successfully assigned default/%s to %s (%d/%d nodes evaluated, %d feasible): top scores %s %d",
+			pod.Name, selected, s.Evaluated, s.Nodes, s.Feasible, selected, best))
 		t.Logf("event: %s", note)
+		if n := len(events(t, c, pod, resultEventReason)); n != 0 {
+			t.Errorf("%d %s Events of the bound Pod, want none", n, resultEventReason)
+		}
 	})
 
 	t.Run("preemption shows the nominated node and the victims", func(t *testing.T) {
@@ -319,7 +334,7 @@ func TestSchedulingResults(t *testing.T) {
 		high.Spec.PriorityClassName = "high"
 		high.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "small-4"}
 		pod := createWithPriority(t, c, high)
-		note := eventMatching(t, c, pod, "a preemption", func(note string) bool { return strings.Contains(note, "for preemption") })
+		note := eventMatching(t, c, pod, resultEventReason, "a preemption", func(note string) bool { return strings.Contains(note, "for preemption") })
 		if !strings.HasSuffix(note, "; nominated small-4 for preemption of default/low") {
 			t.Errorf("event %q, want it to name small-4 and the victim default/low", note)
 		}
@@ -375,7 +390,7 @@ func TestSchedulingResults(t *testing.T) {
 		if len(full.Filter) != 5005 {
 			t.Errorf("full result has %d nodes in filter-result, want 5005", len(full.Filter))
 		}
-		eventNote(t, c, pod, "0/5005 nodes: NodeResourcesFit: Insufficient cpu (5005)")
+		eventNote(t, c, pod, resultEventReason, "0/5005 nodes: NodeResourcesFit: Insufficient cpu (5005)")
 	})
 
 	t.Run("a reset removes the results with the Pods", func(t *testing.T) {

@@ -27,12 +27,19 @@ import (
 	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 )
+
+// ScheduledReason is the reason of the Event the scheduler sends when it
+// has bound a Pod.
+const ScheduledReason = "Scheduled"
 
 // Sink receives finished attempts. Record must not block: it runs on the
 // scheduler's own goroutines.
@@ -46,10 +53,11 @@ type Sink interface {
 // a binding and then a patch, the larger part of what publishing a result
 // costs the control plane. It runs on the binding goroutine.
 type BindingAnnotator interface {
-	// BindingAnnotations returns the annotations of a, sealed and about
-	// to be bound, for pod's Binding; false when they cannot ride on it
-	// (a Binding can add or replace annotations, not remove them).
-	BindingAnnotations(a *Attempt, pod *v1.Pod) (map[string]string, bool)
+	// BindingAnnotations returns the annotations of res, the result of
+	// an attempt sealed and about to be bound, for pod's Binding; false
+	// when they cannot ride on it (a Binding can add or replace
+	// annotations, not remove them).
+	BindingAnnotations(res *Result, pod *v1.Pod) (map[string]string, bool)
 }
 
 // Recorder ties attempts to the scheduler: it opens one when the scheduler
@@ -64,19 +72,24 @@ type Recorder struct {
 	// nodes indexes the snapshot's node list at nodesData.
 	nodes     *nodeIndex
 	nodesData *fwk.NodeInfo
+	// bound holds, by Pod UID, the summary of the attempt that just bound
+	// the Pod until the scheduler's Scheduled Event of it takes it (see
+	// scheduledEvents): the scheduler sends that Event right after a
+	// successful bind, from the same goroutine.
+	bound map[types.UID]*Summary
 }
 
 // Instrument makes every profile of sched record its attempts into sink.
 // It must run before the scheduler does.
 func Instrument(sched *scheduler.Scheduler, sink Sink) (*Recorder, error) {
-	r := &Recorder{sink: sink, profiles: map[string]*Plugins{}, inflight: map[types.UID]*Attempt{}}
+	r := &Recorder{sink: sink, profiles: map[string]*Plugins{}, inflight: map[types.UID]*Attempt{}, bound: map[types.UID]*Summary{}}
 	for name, fw := range sched.Profiles {
 		info, err := r.wrapFramework(fw)
 		if err != nil {
 			return nil, fmt.Errorf("profile %q: %w", name, err)
 		}
 		r.profiles[name] = info
-		sched.Profiles[name] = &recordingFramework{fw}
+		sched.Profiles[name] = &recordingFramework{fw, r}
 	}
 	for i, e := range sched.Extenders {
 		sched.Extenders[i] = &extender{Extender: e, r: r}
@@ -265,18 +278,19 @@ func (r *Recorder) inflightAttempt(uid types.UID) *Attempt {
 }
 
 // bindingAnnotations seals a for binding pod to node with the bind
-// plugin, as if it succeeds, and returns the annotations its Binding
-// carries; false when the sink gives none. If the binding fails, the
-// failure finishes the attempt as usual and overwrites what was assumed.
-func (r *Recorder) bindingAnnotations(a *Attempt, pod *v1.Pod, node, plugin string) (map[string]string, bool) {
+// plugin, as if it succeeds, and returns its result and the annotations
+// its Binding carries; false when the sink gives none. If the binding
+// fails, the failure finishes the attempt as usual and overwrites what was
+// assumed.
+func (r *Recorder) bindingAnnotations(a *Attempt, pod *v1.Pod, node, plugin string) (map[string]string, *Result, bool) {
 	annotator, ok := r.sink.(BindingAnnotator)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	a.mu.Lock()
 	if a.done.Load() {
 		a.mu.Unlock()
-		return nil, false
+		return nil, nil, false
 	}
 	a.sealLocked()
 	a.Outcome, a.SelectedNode = Bound, node
@@ -284,7 +298,27 @@ func (r *Recorder) bindingAnnotations(a *Attempt, pod *v1.Pod, node, plugin stri
 	// Until the binding was sent: the annotations cannot wait for it.
 	a.Duration = time.Since(a.Start)
 	a.mu.Unlock()
-	return annotator.BindingAnnotations(a, pod)
+	res := a.Result()
+	ann, ok := annotator.BindingAnnotations(res, pod)
+	return ann, res, ok
+}
+
+// boundBy notes the summary of the attempt that bound the Pod uid, for
+// the scheduler's Scheduled Event of it.
+func (r *Recorder) boundBy(uid types.UID, s *Summary) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bound[uid] = s
+}
+
+// takeBound returns and forgets the summary of the attempt that bound the
+// Pod uid.
+func (r *Recorder) takeBound(uid types.UID) *Summary {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.bound[uid]
+	delete(r.bound, uid)
+	return s
 }
 
 // finish ends the attempt once and hands it to the sink.
@@ -309,6 +343,10 @@ func (r *Recorder) finish(a *Attempt, outcome Outcome, node, message string) {
 	if r.inflight[a.UID] == a {
 		delete(r.inflight, a.UID)
 	}
+	// A summary still waiting for a Scheduled Event that never came
+	// (none does for a Pod bound by an extender) goes with the Pod's next
+	// attempt.
+	delete(r.bound, a.UID)
 	r.mu.Unlock()
 	r.sink.Record(a)
 }
@@ -319,6 +357,41 @@ func (r *Recorder) finish(a *Attempt, outcome Outcome, node, message string) {
 // dry runs) call the framework underneath, which records nothing.
 type recordingFramework struct {
 	framework.Framework
+	r *Recorder
+}
+
+// EventRecorder is the framework's, but the scheduler's Scheduled Event of
+// a Pod carries why its node was chosen (see scheduledEvents).
+func (f *recordingFramework) EventRecorder() events.EventRecorderLogger {
+	er := f.Framework.EventRecorder()
+	if er == nil {
+		return nil
+	}
+	return scheduledEvents{er, f.r}
+}
+
+// scheduledEvents adds the attempt's result to the note of the Scheduled
+// Event the scheduler sends for a Pod it bound. A bound Pod's result then
+// takes no Event of its own: an Event is one more create for the API server
+// (its field manager, etcd, its lease) per Pod, as costly there as the
+// binding itself.
+type scheduledEvents struct {
+	events.EventRecorderLogger
+	r *Recorder
+}
+
+func (e scheduledEvents) WithLogger(logger klog.Logger) events.EventRecorderLogger {
+	return scheduledEvents{e.EventRecorderLogger.WithLogger(logger), e.r}
+}
+
+func (e scheduledEvents) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
+	if pod, ok := regarding.(*v1.Pod); ok && reason == ScheduledReason {
+		if s := e.r.takeBound(pod.UID); s != nil {
+			e.EventRecorderLogger.Eventf(regarding, related, eventtype, reason, action, "%s", s.ScheduledNote(fmt.Sprintf(note, args...)))
+			return
+		}
+	}
+	e.EventRecorderLogger.Eventf(regarding, related, eventtype, reason, action, note, args...)
 }
 
 func (f *recordingFramework) RunFilterPluginsWithNominatedPods(ctx context.Context, state fwk.CycleState, pod *v1.Pod, info fwk.NodeInfo) *fwk.Status {

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +36,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -163,6 +165,7 @@ type chanSink chan *Attempt
 func (c chanSink) Record(a *Attempt) { c <- a }
 
 type env struct {
+	rec   *Recorder
 	fw    framework.Framework
 	sched *scheduler.Scheduler
 	sink  chanSink
@@ -184,6 +187,7 @@ type envConfig struct {
 	bind   string
 	client kubernetes.Interface
 	sink   func(chanSink) Sink
+	events events.EventRecorderLogger
 }
 
 func newEnvWith(t *testing.T, cfg envConfig, extenders ...fwk.Extender) *env {
@@ -234,6 +238,7 @@ func newEnvWith(t *testing.T, cfg envConfig, extenders ...fwk.Extender) *env {
 	}
 	fw, err := frameworkruntime.NewFramework(ctx, registry, prof,
 		frameworkruntime.WithClientSet(cfg.client),
+		frameworkruntime.WithEventRecorder(cfg.events),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
 		frameworkruntime.WithPodNominator(noNominations{}),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()))
@@ -252,7 +257,7 @@ func newEnvWith(t *testing.T, cfg envConfig, extenders ...fwk.Extender) *env {
 	if cfg.sink != nil {
 		sink = cfg.sink(e.sink)
 	}
-	if _, err := Instrument(e.sched, sink); err != nil {
+	if e.rec, err = Instrument(e.sched, sink); err != nil {
 		t.Fatal(err)
 	}
 	// The scheduler runs the profile's framework as Instrument left it.
@@ -584,7 +589,8 @@ type annotatingSink struct {
 	annotations map[string]string
 }
 
-func (s annotatingSink) BindingAnnotations(a *Attempt, pod *v1.Pod) (map[string]string, bool) {
+func (s annotatingSink) BindingAnnotations(res *Result, pod *v1.Pod) (map[string]string, bool) {
+	a := res.a
 	if a.Outcome != Bound || a.Bind[defaultbinder.Name] != Success || !a.sealed.Load() {
 		panic(fmt.Sprintf("BindingAnnotations of an attempt not sealed as bound: outcome %q, bind %v", a.Outcome, a.Bind))
 	}
@@ -639,6 +645,57 @@ func TestAnnotatedBinding(t *testing.T) {
 			}
 			if tc.bindErr != nil && a.Bind[defaultbinder.Name] == Success {
 				t.Errorf("bind-result says %q after the binding failed", Success)
+			}
+		})
+	}
+}
+
+// TestScheduledEventSaysWhy: the scheduler's own Scheduled Event of a Pod
+// the attempt bound carries why that node (nodes evaluated and feasible,
+// top scores), whether its Binding carried the annotations or not; that
+// Event only, once; other Events pass unchanged, and nothing is kept.
+func TestScheduledEventSaysWhy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  func(client kubernetes.Interface) envConfig
+	}{
+		{name: "annotated Binding", cfg: func(client kubernetes.Interface) envConfig {
+			return envConfig{bind: defaultbinder.Name, client: client, sink: func(c chanSink) Sink {
+				return annotatingSink{chanSink: c, annotations: map[string]string{"k": "v"}}
+			}}
+		}},
+		{name: "another binder", cfg: func(kubernetes.Interface) envConfig { return envConfig{} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := newPod("p", map[string]string{"zone": "a"}, nil)
+			recorded := events.NewFakeRecorder(10)
+			cfg := tc.cfg(fake.NewClientset(pod))
+			cfg.events = recorded
+			e := newEnvWith(t, cfg)
+			a := e.attempt(t, pod, nil)
+			if a.Outcome != Bound {
+				t.Fatalf("outcome %q (%s), want %q", a.Outcome, a.Message, Bound)
+			}
+			if got := a.AnnotatedOnBinding; got != (cfg.bind == defaultbinder.Name) {
+				t.Errorf("AnnotatedOnBinding = %v", got)
+			}
+			// As the scheduler sends them once the binding succeeded.
+			er := e.fw.EventRecorder().WithLogger(klog.Background())
+			for range 2 {
+				er.Eventf(pod, nil, v1.EventTypeNormal, ScheduledReason, "Binding", "Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, a.SelectedNode)
+			}
+			er.Eventf(pod, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", "other")
+			var got []string
+			for len(recorded.Events) > 0 {
+				got = append(got, <-recorded.Events)
+			}
+			plain := "Normal Scheduled Successfully assigned ns/p to " + a.SelectedNode
+			want := []string{plain + " (4/4 nodes evaluated, 2 feasible): top scores " + a.Result().Summary.TopScores[0].Node, plain, "Warning FailedScheduling other"}
+			if len(got) != 3 || !strings.HasPrefix(got[0], want[0]) || got[1] != want[1] || got[2] != want[2] {
+				t.Errorf("Events:\n%s\nwant (the first a prefix):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if n := len(e.rec.bound); n != 0 {
+				t.Errorf("%d summaries kept after their Events", n)
 			}
 		})
 	}

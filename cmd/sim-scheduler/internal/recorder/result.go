@@ -353,20 +353,8 @@ func (s *Summary) Text() string {
 	var b strings.Builder
 	switch s.Outcome {
 	case string(Bound):
-		fmt.Fprintf(&b, "scheduled to %s (%d/%d nodes evaluated, %d feasible)", s.SelectedNode, s.Evaluated, s.Nodes, s.Feasible)
-		if len(s.TopScores) > 0 {
-			b.WriteString(": top scores")
-			for i, ns := range s.TopScores {
-				if i == 5 {
-					b.WriteString(" …")
-					break
-				}
-				fmt.Fprintf(&b, " %s %d", ns.Node, ns.Score)
-				if i < len(s.TopScores)-1 && i < 4 {
-					b.WriteString(",")
-				}
-			}
-		}
+		fmt.Fprintf(&b, "scheduled to %s ", s.SelectedNode)
+		s.writeWhy(&b)
 	default:
 		if s.SelectedNode != "" {
 			// Rejected after a node was chosen (Reserve, Permit, PreBind, Bind).
@@ -393,6 +381,37 @@ func (s *Summary) Text() string {
 		}
 	}
 	return truncate(b.String(), maxMessage)
+}
+
+// ScheduledNote is note, the scheduler's own note of the Scheduled Event of
+// the bound Pod ("Successfully assigned ns/name to node"), with why that
+// node: a bound Pod's result needs no Event of its own.
+func (s *Summary) ScheduledNote(note string) string {
+	var b strings.Builder
+	b.WriteString(note)
+	b.WriteByte(' ')
+	s.writeWhy(&b)
+	return truncate(b.String(), maxMessage)
+}
+
+// writeWhy writes why a bound Pod's node was chosen: how many nodes were
+// evaluated and fit, and the best total scores.
+func (s *Summary) writeWhy(b *strings.Builder) {
+	fmt.Fprintf(b, "(%d/%d nodes evaluated, %d feasible)", s.Evaluated, s.Nodes, s.Feasible)
+	if len(s.TopScores) == 0 {
+		return
+	}
+	b.WriteString(": top scores")
+	for i, ns := range s.TopScores {
+		if i == 5 {
+			b.WriteString(" …")
+			break
+		}
+		fmt.Fprintf(b, " %s %d", ns.Node, ns.Score)
+		if i < len(s.TopScores)-1 && i < 4 {
+			b.WriteString(",")
+		}
+	}
 }
 
 func truncate(s string, n int) string {

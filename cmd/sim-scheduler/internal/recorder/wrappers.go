@@ -146,22 +146,27 @@ type bind struct {
 func (p bind) Bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
 	a := attemptFrom(state)
 	var s *fwk.Status
-	annotated := false
+	var res *Result
 	if a != nil && p.Name() == defaultbinder.Name {
-		if ann, ok := p.r.bindingAnnotations(a, pod, node, p.Name()); ok {
-			s, annotated = p.bindAnnotated(ctx, pod, node, ann), true
+		if ann, r, ok := p.r.bindingAnnotations(a, pod, node, p.Name()); ok {
+			s, res = p.bindAnnotated(ctx, pod, node, ann), r
 		}
 	}
-	if !annotated {
+	if res == nil {
 		s = p.BindPlugin.Bind(ctx, state, pod, node)
 	}
 	if a != nil {
 		a.setStatus(a.Bind, p.Name(), s)
 		if s.IsSuccess() {
 			a.mu.Lock()
-			a.AnnotatedOnBinding = annotated
+			a.AnnotatedOnBinding = res != nil
 			a.mu.Unlock()
 			p.r.finish(a, Bound, node, "")
+			if res == nil {
+				// Finished, the attempt is only read: by the sink too.
+				res = a.Result()
+			}
+			p.r.boundBy(pod.UID, &res.Summary)
 		}
 	}
 	return s

@@ -39,7 +39,9 @@ import (
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/recorder"
 )
 
-// EventReason is the reason of the Events the sink writes.
+// EventReason is the reason of the Events the sink writes for attempts
+// that did not bind their Pod. A bound Pod's result is in the note of the
+// scheduler's own Scheduled Event (see recorder.ScheduledReason).
 const EventReason = "SchedulingResult"
 
 // Sink is a recorder.Sink in two stages, each with a bounded queue: when
@@ -71,13 +73,13 @@ type Sink struct {
 const newestTTL = 10 * time.Minute
 
 // apiCalls are what an attempt's result takes from the API: the Pod's
-// annotations (none when its Binding carried them) and an Event.
+// annotations and, unless it bound the Pod, an Event.
 type apiCalls struct {
 	pod       *v1.Pod
 	start     time.Time // of the attempt, as its Summary says
 	patch     []byte
 	eventType string
-	note      string
+	note      string // none: no Event
 }
 
 // apiCallsPerAttempt sizes the second queue: its entries are small.
@@ -143,6 +145,12 @@ func (s *Sink) Run(ctx context.Context, workers int) {
 
 // render stores the attempt's full result and queues its API calls.
 func (s *Sink) render(ctx context.Context, a *recorder.Attempt) {
+	if a.AnnotatedOnBinding && a.Outcome == recorder.Bound {
+		// BindingAnnotations stored it, its Binding annotated the Pod and
+		// the scheduler's Scheduled Event carries its note: nothing is left.
+		s.published.Add(1)
+		return
+	}
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KRef(a.Pod.Namespace, a.Pod.Name), "uid", a.UID)
 	pod, err := s.pods.Pods(a.Pod.Namespace).Get(a.Pod.Name)
 	if err != nil || pod.UID != a.UID {
@@ -152,15 +160,9 @@ func (s *Sink) render(ctx context.Context, a *recorder.Attempt) {
 		return
 	}
 	res := a.Result()
-	c := &apiCalls{pod: pod, start: res.Summary.Time, eventType: v1.EventTypeNormal, note: res.Summary.Text()}
+	c := &apiCalls{pod: pod, start: res.Summary.Time}
 	if res.Summary.Outcome != string(recorder.Bound) {
-		c.eventType = v1.EventTypeWarning
-	}
-	if a.AnnotatedOnBinding && a.Outcome == recorder.Bound {
-		// BindingAnnotations stored it and its Binding annotated the Pod:
-		// what is left is the Event.
-		s.enqueueCalls(c)
-		return
+		c.eventType, c.note = v1.EventTypeWarning, res.Summary.Text()
 	}
 	ann, err := s.publish(res, pod)
 	if err != nil {
@@ -211,8 +213,8 @@ func (s *Sink) enqueueCalls(c *apiCalls) {
 // Binding cannot remove an annotation: when the Pod has one that this
 // result removes (per-node results of an earlier attempt that no longer
 // fit), the result is published after the binding, with a patch.
-func (s *Sink) BindingAnnotations(a *recorder.Attempt, pod *v1.Pod) (map[string]string, bool) {
-	ann, err := s.publish(a.Result(), pod)
+func (s *Sink) BindingAnnotations(res *recorder.Result, pod *v1.Pod) (map[string]string, bool) {
+	ann, err := s.publish(res, pod)
 	if err != nil {
 		klog.Background().Error(err, "Rendering a scheduling result", "pod", klog.KObj(pod))
 		return nil, false
@@ -273,5 +275,7 @@ func (s *Sink) call(ctx context.Context, c *apiCalls) {
 			}
 		}
 	}
-	s.events.Eventf(c.pod, nil, c.eventType, EventReason, "Scheduling", "%s", c.note)
+	if c.note != "" {
+		s.events.Eventf(c.pod, nil, c.eventType, EventReason, "Scheduling", "%s", c.note)
+	}
 }

@@ -30,6 +30,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/recorder"
@@ -259,7 +261,7 @@ func TestBindingAnnotations(t *testing.T) {
 	r.release()
 
 	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1", UID: "uid-1"}}
-	got, ok := s.BindingAnnotations(a, pod)
+	got, ok := s.BindingAnnotations(a.Result(), pod)
 	if !ok {
 		t.Fatal("no annotations for the Binding of a Pod without any")
 	}
@@ -271,7 +273,7 @@ func TestBindingAnnotations(t *testing.T) {
 	}
 
 	pod.Annotations = map[string]string{UpstreamPrefix + "filter-result": "{}"}
-	if got, ok := s.BindingAnnotations(a, pod); ok {
+	if got, ok := s.BindingAnnotations(a.Result(), pod); ok {
 		t.Errorf("Binding annotations %v for a Pod whose filter-result they cannot remove", got)
 	}
 }
@@ -289,7 +291,7 @@ func TestStalePatchIsNotSent(t *testing.T) {
 	client := fake.NewClientset(pod)
 	s := &Sink{client: client, events: events.NewFakeRecorder(10), store: store}
 	bound := bigAttempt(recorder.Bound)
-	if _, ok := s.BindingAnnotations(bound, pod); !ok {
+	if _, ok := s.BindingAnnotations(bound.Result(), pod); !ok {
 		t.Fatal("no annotations for the Binding")
 	}
 	published := bound.Result().Summary.Time
@@ -319,5 +321,67 @@ func TestStalePatchIsNotSent(t *testing.T) {
 	s.call(t.Context(), &apiCalls{pod: other, start: published, patch: patch, note: "earlier, sent last"})
 	if n := patches(); n != 2 {
 		t.Errorf("the earlier attempt's patch was sent after a later attempt's was published")
+	}
+}
+
+// TestEventsOnlyForUnboundPods: an attempt that did not bind its Pod says
+// why in a Warning Event; a bound Pod's result gets no Event of its own
+// (the scheduler's Scheduled Event carries it), whether its Binding carried
+// the annotations or a patch sets them.
+func TestEventsOnlyForUnboundPods(t *testing.T) {
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1", UID: "uid-1"}}
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	if err := indexer.Add(pod); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		outcome   recorder.Outcome
+		annotated bool
+		patches   int
+		event     string
+	}{
+		{name: "unschedulable", outcome: recorder.Unschedulable, patches: 1, event: "Warning " + EventReason + " 0/5000 nodes: NodeResourcesFit: Insufficient cpu (4990), TaintToleration: node(s) had untolerated taint(s) (10)"},
+		{name: "bound, patched", outcome: recorder.Bound, patches: 1},
+		{name: "bound, annotated on its Binding", outcome: recorder.Bound, annotated: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store, err := NewStore(t.TempDir(), 512<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			client := fake.NewClientset(pod)
+			recorded := events.NewFakeRecorder(10)
+			s := New(client, corelisters.NewPodLister(indexer), recorded, store, 1)
+			a := bigAttempt(tc.outcome)
+			a.AnnotatedOnBinding = tc.annotated
+			s.render(t.Context(), a)
+			for len(s.calls) > 0 {
+				s.call(t.Context(), <-s.calls)
+			}
+			patches := 0
+			for _, action := range client.Actions() {
+				if action.GetVerb() == "patch" {
+					patches++
+				}
+			}
+			if patches != tc.patches {
+				t.Errorf("%d patches, want %d", patches, tc.patches)
+			}
+			var got []string
+			for len(recorded.Events) > 0 {
+				got = append(got, <-recorded.Events)
+			}
+			var want []string
+			if tc.event != "" {
+				want = []string{tc.event}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Events (-want +got):\n%s", diff)
+			}
+			if n := s.Published(); n != 1 {
+				t.Errorf("published %d, want 1", n)
+			}
+		})
 	}
 }
