@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
 )
 
@@ -41,8 +42,13 @@ func diff(current, desired *corev1.Node) change {
 		meta["annotations"] = a
 	}
 	spec := map[string]interface{}{}
-	if !sameTaints(current.Spec.Taints, desired.Spec.Taints) {
-		spec["taints"] = desired.Spec.Taints
+	// The unmanaged taint is kwok's to remove, not the template's.
+	if taints, unmanaged := withoutUnmanaged(current.Spec.Taints); !sameTaints(taints, desired.Spec.Taints) {
+		want := desired.Spec.Taints
+		if unmanaged {
+			want = append(slices.Clone(want), corev1.Taint{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule})
+		}
+		spec["taints"] = want
 	}
 	if current.Spec.Unschedulable != desired.Spec.Unschedulable {
 		spec["unschedulable"] = desired.Spec.Unschedulable
@@ -94,6 +100,16 @@ func mapPatch(current, desired map[string]string, dropped []string) map[string]i
 		return nil
 	}
 	return p
+}
+
+// withoutUnmanaged returns taints without sim.TaintUnmanaged, and whether
+// it was there.
+func withoutUnmanaged(taints []corev1.Taint) ([]corev1.Taint, bool) {
+	i := slices.IndexFunc(taints, func(t corev1.Taint) bool { return t.Key == sim.TaintUnmanaged })
+	if i < 0 {
+		return taints, false
+	}
+	return slices.Delete(slices.Clone(taints), i, i+1), true
 }
 
 func sameTaints(a, b []corev1.Taint) bool {
@@ -157,8 +173,12 @@ func nodeInfoPatch(current, desired corev1.NodeSystemInfo) map[string]interface{
 	return p
 }
 
-// ready says whether kwok has made the Node Ready.
+// ready says whether kwok has made the Node Ready and manages it: Pods
+// bound to it run.
 func ready(n *corev1.Node) bool {
+	if _, unmanaged := withoutUnmanaged(n.Spec.Taints); unmanaged {
+		return false
+	}
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
 )
 
@@ -27,6 +28,7 @@ func TestDiff(t *testing.T) {
 	cases := []struct {
 		name         string
 		edit         func(current *corev1.Node)
+		template     func(desired *corev1.Node)
 		meta, status string
 		recreate     bool
 	}{
@@ -49,13 +51,25 @@ func TestDiff(t *testing.T) {
 		{name: "capacity", edit: func(n *corev1.Node) {
 			n.Status.Capacity = corev1.ResourceList{"cpu": resource.MustParse("8"), "nvidia.com/gpu": resource.MustParse("1")}
 		}, status: `{"status":{"capacity":{"cpu":"4","nvidia.com/gpu":null}}}`},
+		{name: "the unmanaged taint is kwok's to remove", edit: func(n *corev1.Node) {
+			n.Spec.Taints = []corev1.Taint{{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule}}
+		}},
+		{name: "a template's taint joins the unmanaged one", edit: func(n *corev1.Node) {
+			n.Spec.Taints = []corev1.Taint{{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule}}
+		}, template: func(n *corev1.Node) {
+			n.Spec.Taints = []corev1.Taint{{Key: "x", Effect: corev1.TaintEffectNoExecute}}
+		}, meta: `{"spec":{"taints":[{"key":"x","effect":"NoExecute"},{"key":"sim.x-k8s.io/unmanaged","effect":"NoSchedule"}]}}`},
 		{name: "podCIDR is immutable", edit: func(n *corev1.Node) { n.Spec.PodCIDR = "10.0.9.0/24" }, recreate: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			current := desired()
 			tc.edit(current)
-			got := diff(current, desired())
+			want := desired()
+			if tc.template != nil {
+				tc.template(want)
+			}
+			got := diff(current, want)
 			if string(got.meta) != tc.meta || string(got.status) != tc.status || got.recreate != tc.recreate {
 				t.Errorf("diff = meta %s status %s recreate %v; want meta %s status %s recreate %v",
 					got.meta, got.status, got.recreate, tc.meta, tc.status, tc.recreate)
@@ -87,8 +101,17 @@ func TestBornReady(t *testing.T) {
 	n := template()
 	now := metav1.Now()
 	bornReady(n, now)
-	if !ready(n) {
-		t.Errorf("a Node born Ready is not Ready: %+v", n.Status.Conditions)
+	// Ready once kwok, managing it, removed the unmanaged taint.
+	if ready(n) {
+		t.Errorf("a Node kwok does not manage yet is Ready (taints %v)", n.Spec.Taints)
+	}
+	if want := []corev1.Taint{{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule}}; !sameTaints(n.Spec.Taints, want) {
+		t.Errorf("taints %v, want %v", n.Spec.Taints, want)
+	}
+	managed := n.DeepCopy()
+	managed.Spec.Taints = nil
+	if !ready(managed) {
+		t.Errorf("a Node born Ready is not Ready once kwok manages it: %+v", n.Status.Conditions)
 	}
 	for _, c := range n.Status.Conditions {
 		if c.LastHeartbeatTime != now || c.LastTransitionTime != now {

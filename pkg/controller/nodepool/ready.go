@@ -3,6 +3,8 @@ package nodepool
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 )
 
 // fakeVersion stands for the versions a Node's template leaves empty, as
@@ -22,9 +24,12 @@ var readyConditions = []corev1.NodeCondition{
 // simulator-node-ready stage would write, so that it is Ready when created:
 // the apiserver keeps a Node's status on create, and kwok keeps a Ready
 // Node Ready (its Lease) without writing it again. Every Node of a pool is
-// then one write, not a create and a status patch, and Ready as soon as it
-// exists. The template's own values are kept.
+// then one write, not a create and a status patch. It is born with
+// sim.TaintUnmanaged too, which kwok removes once it manages the Node: until
+// then a Pod bound to it would never run. The template's own values are
+// kept.
 func bornReady(n *corev1.Node, now metav1.Time) {
+	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule})
 	n.Status.Phase = corev1.NodeRunning
 	n.Status.Conditions = make([]corev1.NodeCondition, len(readyConditions))
 	for i, c := range readyConditions {

@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
@@ -169,6 +170,22 @@ func TestKwokSpec(t *testing.T) {
 	}
 }
 
+// TestKwokStagesRemoveTheUnmanagedTaint: the stage that frees a pool's Node
+// once kwok manages it names the taint the pool puts on it (the stages are
+// YAML, the taint's key a Go constant).
+func TestKwokStagesRemoveTheUnmanagedTaint(t *testing.T) {
+	for _, want := range []string{
+		`select( .key == "` + sim.TaintUnmanaged + `" )`,
+		`values: ["` + sim.TaintUnmanaged + `"]`,
+		`eq $t.key "` + sim.TaintUnmanaged + `"`,
+		`value: ` + sim.TaintUnmanaged,
+	} {
+		if !strings.Contains(string(kwokStages), want) {
+			t.Errorf("kwok's stages do not hold %s", want)
+		}
+	}
+}
+
 func TestKubeControllerManagerSpec(t *testing.T) {
 	spec := KubeControllerManagerSpec(options(nil), "/bin/kcm", Layout{Dir: "/data"})
 	got, _ := flagValue(spec.Args, "controllers")
@@ -248,7 +265,7 @@ func TestWriteFiles(t *testing.T) {
 		}
 		names = append(names, stage.Metadata.Name)
 	}
-	want := []string{"simulator-node-ready", "simulator-pod-delete", "simulator-pod-running"}
+	want := []string{"simulator-node-managed", "simulator-node-ready", "simulator-pod-delete", "simulator-pod-running"}
 	slices.Sort(names)
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("stages (-want +got):\n%s", diff)
