@@ -96,7 +96,12 @@ func waitForPool(t testing.TB, inner kubernetes.Interface, ns, pool string) *v1a
 	return np
 }
 
+// nodeReady: the Node is Ready and Pods bound to it run.
 func nodeReady(n *corev1.Node) bool {
+	// A pool's Node is Ready at birth, but takes no Pod until kwok manages it.
+	if slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == sim.TaintUnmanaged }) {
+		return false
+	}
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue
