@@ -297,49 +297,14 @@ spec:
 	}
 
 	t.Run("pods run on pool Nodes", func(t *testing.T) {
-		d := &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
-			Spec: appsv1.DeploymentSpec{
-				Replicas: ptr.To[int32](100),
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
-					Spec: corev1.PodSpec{
-						NodeSelector: map[string]string{sim.LabelNodePool: "others"},
-						Containers:   []corev1.Container{{Name: "web", Image: "web"}},
-					},
-				},
-			},
-		}
-		if _, err := inner.AppsV1().Deployments("default").Create(ctx, d, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-			pods, err := inner.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
-			if err != nil {
-				return false, err
-			}
-			running := 0
-			for _, p := range pods.Items {
-				if p.Status.Phase == corev1.PodRunning && strings.HasPrefix(p.Spec.NodeName, "others-") {
-					running++
-				}
-			}
-			return running == 100, nil
-		})
-		if err != nil {
-			t.Fatalf("100 pods Running on pool others: %v", err)
-		}
-		if err := inner.AppsV1().Deployments("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		runOnPool(t, inner, "web", "others", 100)
 	})
 
 	// kwok (v0.8.0) skips, until it changes, a Pod bound to a Node whose
 	// Lease its cache does not hold yet: Pods bound while a pool's Nodes are
 	// made would never run, were the Nodes not kept unschedulable until kwok
-	// manages them (sim.TaintUnmanaged). 9 of 1,000 Pods stayed Pending
-	// without it.
+	// manages them (sim.TaintUnmanaged). Without it, 9 of 1,000 Pods stayed
+	// Pending in the same scenario run in a simulator alone.
 	t.Run("pods bound while the pool's Nodes are made run", func(t *testing.T) {
 		const n = 1000
 		fresh := &v1alpha1.NodePool{
@@ -349,47 +314,7 @@ spec:
 		if _, err := pools.Create(ctx, fresh, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		d := &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: "early", Namespace: "default"},
-			Spec: appsv1.DeploymentSpec{
-				Replicas: ptr.To[int32](n),
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "early"}},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "early"}},
-					Spec: corev1.PodSpec{
-						NodeSelector: map[string]string{sim.LabelNodePool: "fresh"},
-						Containers:   []corev1.Container{{Name: "web", Image: "web"}},
-					},
-				},
-			},
-		}
-		if _, err := inner.AppsV1().Deployments("default").Create(ctx, d, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		var last string
-		err := wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
-			pods, err := inner.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=early"})
-			if err != nil {
-				return false, err
-			}
-			bound, running := 0, 0
-			for _, p := range pods.Items {
-				if p.Spec.NodeName != "" {
-					bound++
-				}
-				if p.Status.Phase == corev1.PodRunning {
-					running++
-				}
-			}
-			last = fmt.Sprintf("%d Pods, %d bound, %d Running", len(pods.Items), bound, running)
-			return running == n, nil
-		})
-		if err != nil {
-			t.Fatalf("%d Pods Running on pool fresh: %v; last %s", n, err, last)
-		}
-		if err := inner.AppsV1().Deployments("default").Delete(ctx, "early", metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		runOnPool(t, inner, "early", "fresh", n)
 		if err := pools.Delete(ctx, "fresh", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -407,6 +332,55 @@ spec:
 			t.Errorf("pool workers has %d Nodes after pool others went, want 25", got)
 		}
 	})
+}
+
+// runOnPool runs a Deployment of n Pods on pool inside the simulator,
+// waits until every one is Running there, and deletes it.
+func runOnPool(t *testing.T, inner kubernetes.Interface, name, pool string, n int32) {
+	t.Helper()
+	ctx := t.Context()
+	labels := map[string]string{"app": name}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(n),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					NodeSelector: map[string]string{sim.LabelNodePool: pool},
+					Containers:   []corev1.Container{{Name: "web", Image: "web"}},
+				},
+			},
+		},
+	}
+	if _, err := inner.AppsV1().Deployments("default").Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		pods, err := inner.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=" + name})
+		if err != nil {
+			return false, err
+		}
+		bound, running := 0, 0
+		for _, p := range pods.Items {
+			if p.Spec.NodeName != "" {
+				bound++
+			}
+			if p.Status.Phase == corev1.PodRunning && strings.HasPrefix(p.Spec.NodeName, pool+"-") {
+				running++
+			}
+		}
+		last = fmt.Sprintf("%d Pods, %d bound, %d Running on the pool", len(pods.Items), bound, running)
+		return running == int(n), nil
+	})
+	if err != nil {
+		t.Fatalf("%d Pods Running on pool %s: %v; last %s", n, pool, err, last)
+	}
+	if err := inner.AppsV1().Deployments("default").Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func uids(nodes map[string]corev1.Node) map[string]types.UID {

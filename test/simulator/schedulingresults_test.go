@@ -129,7 +129,11 @@ func eventMatching(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason
 	t.Helper()
 	var note string
 	waitFor(t, time.Minute, "the "+reason+" event of "+pod.Name+": "+what, func() (bool, error) {
-		for _, e := range events(t, c, pod, reason) {
+		list, err := events(t, c, pod, reason)
+		if err != nil {
+			return false, nil
+		}
+		for _, e := range list {
 			if match(e.Message) {
 				note = e.Message
 				return true, nil
@@ -140,16 +144,16 @@ func eventMatching(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason
 	return note
 }
 
-// events lists the Pod's Events with reason; none on an error.
-func events(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason string) []corev1.Event {
+// events lists the Pod's Events with reason.
+func events(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason string) ([]corev1.Event, error) {
 	t.Helper()
 	list, err := c.CoreV1().Events("default").List(ctxWithTimeout(t, time.Minute), metav1.ListOptions{FieldSelector: fields.AndSelectors(
 		fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)),
 		fields.OneTermEqualSelector("reason", reason)).String()})
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return list.Items
+	return list.Items, nil
 }
 
 // createNodes creates n nodes named <prefix>-<i> with 32 workers. Nodes
@@ -309,8 +313,8 @@ func TestSchedulingResults(t *testing.T) {
 		note := eventNote(t, c, pod, scheduledReason, fmt.Sprintf("Successfully assigned default/%s to %s (%d/%d nodes evaluated, %d feasible): top scores %s %d",
 			pod.Name, selected, s.Evaluated, s.Nodes, s.Feasible, selected, best))
 		t.Logf("event: %s", note)
-		if n := len(events(t, c, pod, resultEventReason)); n != 0 {
-			t.Errorf("%d %s Events of the bound Pod, want none", n, resultEventReason)
+		if list, err := events(t, c, pod, resultEventReason); err != nil || len(list) != 0 {
+			t.Errorf("%d %s Events of the bound Pod (%v), want none", len(list), resultEventReason, err)
 		}
 	})
 

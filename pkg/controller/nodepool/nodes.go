@@ -46,7 +46,7 @@ func diff(current, desired *corev1.Node) change {
 	if taints, unmanaged := withoutUnmanaged(current.Spec.Taints); !sameTaints(taints, desired.Spec.Taints) {
 		want := desired.Spec.Taints
 		if unmanaged {
-			want = append(slices.Clone(want), corev1.Taint{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule})
+			want = append(slices.Clone(want), unmanagedTaint)
 		}
 		spec["taints"] = want
 	}
@@ -102,10 +102,16 @@ func mapPatch(current, desired map[string]string, dropped []string) map[string]i
 	return p
 }
 
-// withoutUnmanaged returns taints without sim.TaintUnmanaged, and whether
+// unmanagedTaint keeps Pods off a pool's Node until kwok manages it (see
+// sim.TaintUnmanaged).
+var unmanagedTaint = corev1.Taint{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule}
+
+func isUnmanaged(t corev1.Taint) bool { return t.Key == sim.TaintUnmanaged }
+
+// withoutUnmanaged returns taints without the unmanaged taint, and whether
 // it was there.
 func withoutUnmanaged(taints []corev1.Taint) ([]corev1.Taint, bool) {
-	i := slices.IndexFunc(taints, func(t corev1.Taint) bool { return t.Key == sim.TaintUnmanaged })
+	i := slices.IndexFunc(taints, isUnmanaged)
 	if i < 0 {
 		return taints, false
 	}
@@ -176,7 +182,8 @@ func nodeInfoPatch(current, desired corev1.NodeSystemInfo) map[string]interface{
 // ready says whether kwok has made the Node Ready and manages it: Pods
 // bound to it run.
 func ready(n *corev1.Node) bool {
-	if _, unmanaged := withoutUnmanaged(n.Spec.Taints); unmanaged {
+	// Called for every Node of a pool at each status write: no copy.
+	if slices.ContainsFunc(n.Spec.Taints, isUnmanaged) {
 		return false
 	}
 	for _, c := range n.Status.Conditions {

@@ -3,8 +3,6 @@ package nodepool
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 )
 
 // fakeVersion stands for the versions a Node's template leaves empty, as
@@ -29,7 +27,7 @@ var readyConditions = []corev1.NodeCondition{
 // then a Pod bound to it would never run. The template's own values are
 // kept.
 func bornReady(n *corev1.Node, now metav1.Time) {
-	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule})
+	n.Spec.Taints = append(n.Spec.Taints, unmanagedTaint)
 	n.Status.Phase = corev1.NodeRunning
 	n.Status.Conditions = make([]corev1.NodeCondition, len(readyConditions))
 	for i, c := range readyConditions {
