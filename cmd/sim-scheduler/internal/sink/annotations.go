@@ -117,9 +117,13 @@ func (r *rendered) release() {
 }
 
 // annotations is the merge patch of the Pod's annotations, given the
-// history the Pod has now. Per-node keys of a previous attempt that this
-// one cannot write are removed (nil).
-func (r *rendered) annotations(prevHistory string) (map[string]*string, error) {
+// annotations the Pod has now (prev). Per-node keys of a previous attempt
+// that this one cannot write are removed (nil). The top-level keys are this
+// attempt; result-history holds the Pod's earlier ones, newest first, each
+// as the Pod's annotations showed it (all but the per-node keys): a Pod
+// bound at its first attempt, the common case, carries no history, and so
+// every write of it, the Binding's first, carries a third fewer bytes.
+func (r *rendered) annotations(prev map[string]string) (map[string]*string, error) {
 	out := map[string]*string{}
 	size := 0
 	for _, f := range r.fields {
@@ -127,8 +131,6 @@ func (r *rendered) annotations(prevHistory string) (map[string]*string, error) {
 			size += len(r.values[f.Name])
 		}
 	}
-	// entry is this attempt in the history: everything but the per-node keys.
-	entry := map[string]string{SummaryAnnotation: string(r.summary)}
 	for _, f := range r.fields {
 		k := UpstreamPrefix + f.Name
 		if f.PerNode && size > perNodeBudget {
@@ -136,26 +138,30 @@ func (r *rendered) annotations(prevHistory string) (map[string]*string, error) {
 			continue
 		}
 		v := string(r.values[f.Name])
-		if !f.PerNode {
-			entry[k] = v
-		}
 		out[k] = &v
 	}
 	if r.res.Summary.Outcome == string(recorder.Bound) {
 		node := r.res.Summary.SelectedNode
 		out[SelectedNode] = &node
-		entry[SelectedNode] = node
 	} else {
 		out[SelectedNode] = nil
 	}
 	summary := string(r.summary)
 	out[SummaryAnnotation] = &summary
 
-	var prev []map[string]string
-	_ = json.Unmarshal([]byte(prevHistory), &prev) // a foreign or broken history starts again
-	history := append([]map[string]string{entry}, prev...)
+	var history []map[string]string
+	_ = json.Unmarshal([]byte(prev[ResultHistory]), &history) // a foreign or broken history starts again
+	if entry := r.previous(prev); entry != nil {
+		history = append([]map[string]string{entry}, history...)
+	}
 	if len(history) > maxHistory {
 		history = history[:maxHistory]
+	}
+	if len(history) == 0 {
+		if _, ok := prev[ResultHistory]; ok {
+			out[ResultHistory] = nil
+		}
+		return out, nil
 	}
 	for {
 		b, err := json.Marshal(history)
@@ -169,4 +175,26 @@ func (r *rendered) annotations(prevHistory string) (map[string]*string, error) {
 		}
 		history = history[:len(history)-1]
 	}
+}
+
+// previous is the attempt that the Pod's annotations show now, as a
+// history entry: its summary, selected node and upstream keys but the
+// per-node ones. nil when the Pod shows none.
+func (r *rendered) previous(prev map[string]string) map[string]string {
+	summary, ok := prev[SummaryAnnotation]
+	if !ok {
+		return nil
+	}
+	entry := map[string]string{SummaryAnnotation: summary}
+	if node, ok := prev[SelectedNode]; ok {
+		entry[SelectedNode] = node
+	}
+	for _, f := range r.fields {
+		if k := UpstreamPrefix + f.Name; !f.PerNode {
+			if v, ok := prev[k]; ok {
+				entry[k] = v
+			}
+		}
+	}
+	return entry
 }

@@ -191,7 +191,7 @@ func (s *Sink) publish(res *recorder.Result, pod *v1.Pod) (map[string]*string, e
 	if err := s.store.Put(pod.Namespace, pod.Name, r.document()); err != nil {
 		klog.Background().Error(err, "Storing a scheduling result", "pod", klog.KObj(pod))
 	}
-	ann, err := r.annotations(pod.Annotations[ResultHistory])
+	ann, err := r.annotations(pod.Annotations)
 	if err != nil {
 		return nil, fmt.Errorf("annotations: %w", err)
 	}

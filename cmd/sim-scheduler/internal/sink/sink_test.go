@@ -19,6 +19,7 @@ package sink
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -90,10 +91,9 @@ func TestAnnotationsAt5000Nodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			history := ""
-			var ann map[string]string
+			var ann map[string]string // the Pod's, after each attempt's patch
 			for range 10 {
-				patch, err := r.annotations(history)
+				patch, err := r.annotations(ann)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -103,13 +103,12 @@ func TestAnnotationsAt5000Nodes(t *testing.T) {
 					}
 				}
 				ann = values(patch)
-				history = ann[ResultHistory]
 			}
 			if err := apivalidation.ValidateAnnotationsSize(ann); err != nil {
 				t.Errorf("annotations too large: %v", err)
 			}
 			var h []map[string]string
-			if err := json.Unmarshal([]byte(history), &h); err != nil || len(h) != maxHistory {
+			if err := json.Unmarshal([]byte(ann[ResultHistory]), &h); err != nil || len(h) != maxHistory {
 				t.Errorf("history of %d entries (%v), want %d", len(h), err, maxHistory)
 			}
 			var s recorder.Summary
@@ -137,6 +136,117 @@ func TestAnnotationsAt5000Nodes(t *testing.T) {
 	}
 }
 
+// result-history holds a Pod's earlier attempts, newest first, each as the
+// Pod's annotations showed it; the attempt itself is the top-level keys.
+func TestResultHistory(t *testing.T) {
+	attempt := func(outcome recorder.Outcome, node string) *rendered {
+		a := recorder.NewAttempt(types.NamespacedName{Namespace: "default", Name: "web-1"}, "uid-1", "default-scheduler", 2,
+			recorder.NewPlugins([]string{"NodeResourcesFit"}, map[string]int64{"NodeResourcesFit": 1}))
+		a.Outcome, a.SelectedNode, a.NominatedNode = outcome, "", ""
+		if outcome == recorder.Bound {
+			a.SelectedNode = node
+			a.Bind["DefaultBinder"] = recorder.Success
+		} else {
+			a.NominatedNode = node
+			a.PostFilter["DefaultPreemption"] = recorder.Success
+		}
+		a.SetFilter("n1", "NodeResourcesFit", "Insufficient cpu")
+		r, err := render(a.Result())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(r.release)
+		return r
+	}
+	apply := func(ann map[string]string, patch map[string]*string) map[string]string {
+		out := map[string]string{"app": "web"} // not ours: kept
+		for k, v := range ann {
+			out[k] = v
+		}
+		for k, v := range patch {
+			if v == nil {
+				delete(out, k)
+			} else {
+				out[k] = *v
+			}
+		}
+		return out
+	}
+	history := func(ann map[string]string) []map[string]string {
+		t.Helper()
+		var h []map[string]string
+		if v, ok := ann[ResultHistory]; ok {
+			if err := json.Unmarshal([]byte(v), &h); err != nil {
+				t.Fatalf("result-history %q: %v", v, err)
+			}
+		}
+		return h
+	}
+
+	// First attempt: no history at all.
+	first, err := attempt(recorder.Unschedulable, "n2").annotations(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := first[ResultHistory]; ok {
+		t.Errorf("first attempt writes result-history %v, want none", first[ResultHistory])
+	}
+	ann := apply(nil, first)
+	// What the Pod showed of it, but the per-node keys (node lists, which
+	// grow with the cluster).
+	shown := maps.Clone(ann)
+	delete(shown, "app")
+	for _, k := range []string{"prefilter-result", "filter-result", "score-result", "finalscore-result"} {
+		delete(shown, UpstreamPrefix+k)
+	}
+
+	// Second attempt: the first moves into the history, as the Pod showed it.
+	second, err := attempt(recorder.Bound, "n2").annotations(ann)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann = apply(ann, second)
+	h := history(ann)
+	if len(h) != 1 {
+		t.Fatalf("history after two attempts: %v, want one entry", h)
+	}
+	if diff := cmp.Diff(shown, h[0]); diff != "" {
+		t.Errorf("history entry of the first attempt (-its annotations +entry):\n%s", diff)
+	}
+	if ann[SelectedNode] != "n2" || ann["app"] != "web" {
+		t.Errorf("after binding: selected-node %q, app %q", ann[SelectedNode], ann["app"])
+	}
+
+	// Newest first, at most maxHistory.
+	var summaries []string
+	for range maxHistory + 2 {
+		summaries = append([]string{ann[SummaryAnnotation]}, summaries...)
+		p, err := attempt(recorder.Unschedulable, "n2").annotations(ann)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ann = apply(ann, p)
+	}
+	h = history(ann)
+	if len(h) != maxHistory {
+		t.Fatalf("history of %d entries, want %d", len(h), maxHistory)
+	}
+	for i, e := range h {
+		if e[SummaryAnnotation] != summaries[i] {
+			t.Errorf("history[%d] is %s, want %s", i, e[SummaryAnnotation], summaries[i])
+		}
+	}
+
+	// A broken history without a previous attempt is removed.
+	p, err := attempt(recorder.Bound, "n2").annotations(map[string]string{ResultHistory: "{broken"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := p[ResultHistory]; !ok || v != nil {
+		t.Errorf("a broken history is not removed: %v", v)
+	}
+}
+
 // A small cluster gets kube-scheduler-simulator's annotations, in its shapes.
 func TestUpstreamAnnotations(t *testing.T) {
 	a := recorder.NewAttempt(types.NamespacedName{Namespace: "default", Name: "web-1"}, "uid-1", "default-scheduler", 2,
@@ -150,7 +260,7 @@ func TestUpstreamAnnotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	patch, err := r.annotations("")
+	patch, err := r.annotations(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +338,7 @@ func BenchmarkRender(b *testing.B) {
 				if err := store.Put("default", "web-1", r.document()); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := r.annotations(""); err != nil {
+				if _, err := r.annotations(nil); err != nil {
 					b.Fatal(err)
 				}
 				b.SetBytes(int64(len(r.document())))
@@ -253,7 +363,7 @@ func TestBindingAnnotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	patch, err := r.annotations("")
+	patch, err := r.annotations(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
