@@ -157,24 +157,26 @@ func (r *rendered) annotations(prev map[string]string) (map[string]*string, erro
 	if len(history) > maxHistory {
 		history = history[:maxHistory]
 	}
-	if len(history) == 0 {
-		if _, ok := prev[ResultHistory]; ok {
-			out[ResultHistory] = nil
-		}
-		return out, nil
-	}
-	for {
+	// The entries are copies of what the Pod's annotations held, which its
+	// owner may have written: the oldest go until the history fits, all of
+	// them if one alone does not, so that no annotation the Pod was given
+	// can push its Binding past the annotation size limit.
+	for len(history) > 0 {
 		b, err := json.Marshal(history)
 		if err != nil {
 			return nil, err
 		}
-		if len(b) <= historyBudget || len(history) == 1 {
+		if len(b) <= historyBudget {
 			h := string(b)
 			out[ResultHistory] = &h
 			return out, nil
 		}
 		history = history[:len(history)-1]
 	}
+	if _, ok := prev[ResultHistory]; ok {
+		out[ResultHistory] = nil
+	}
+	return out, nil
 }
 
 // previous is the attempt that the Pod's annotations show now, as a

@@ -22,6 +22,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -237,8 +238,22 @@ func TestResultHistory(t *testing.T) {
 		}
 	}
 
+	// A summary planted on the Pod, too large for the history, is not
+	// copied into it: the Pod's annotations stay within the limit.
+	planted := map[string]string{SummaryAnnotation: strings.Repeat("x", 200<<10), ResultHistory: ann[ResultHistory]}
+	p, err := attempt(recorder.Bound, "n2").annotations(planted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := p[ResultHistory]; !ok || v != nil {
+		t.Errorf("a history that cannot fit is not removed: %v", v)
+	}
+	if err := apivalidation.ValidateAnnotationsSize(values(p)); err != nil {
+		t.Errorf("annotations after a planted summary: %v", err)
+	}
+
 	// A broken history without a previous attempt is removed.
-	p, err := attempt(recorder.Bound, "n2").annotations(map[string]string{ResultHistory: "{broken"})
+	p, err = attempt(recorder.Bound, "n2").annotations(map[string]string{ResultHistory: "{broken"})
 	if err != nil {
 		t.Fatal(err)
 	}
