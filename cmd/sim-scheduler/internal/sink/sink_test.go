@@ -143,7 +143,7 @@ func TestResultHistory(t *testing.T) {
 	attempt := func(outcome recorder.Outcome, node string) *rendered {
 		a := recorder.NewAttempt(types.NamespacedName{Namespace: "default", Name: "web-1"}, "uid-1", "default-scheduler", 2,
 			recorder.NewPlugins([]string{"NodeResourcesFit"}, map[string]int64{"NodeResourcesFit": 1}))
-		a.Outcome, a.SelectedNode, a.NominatedNode = outcome, "", ""
+		a.Outcome = outcome
 		if outcome == recorder.Bound {
 			a.SelectedNode = node
 			a.Bind["DefaultBinder"] = recorder.Success
