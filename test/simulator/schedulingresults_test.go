@@ -157,10 +157,8 @@ func events(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason string
 }
 
 // createNodes creates n nodes named <prefix>-<i> with 32 workers. Nodes
-// for kwok are waited for until Ready (kwok made them so: it holds their
-// Leases). kwok v0.8.0 skips a Pod whose node's Lease is not in its cache
-// yet and does not come back to it until the Pod changes: a Pod bound to a
-// node created a second before stayed Pending for a minute in CI.
+// for kwok are waited for until Ready (kwok made them so): the tests' Pods
+// then go to Nodes kwok already plays.
 func createNodes(t testing.TB, c kubernetes.Interface, prefix string, n int, kwok bool) {
 	t.Helper()
 	ctx := ctxWithTimeout(t, 5*time.Minute)

@@ -356,6 +356,44 @@ func TestSimulator(t *testing.T) {
 		})
 	})
 
+	// Nothing heartbeats a Node (kwok holds no Leases), but the node
+	// lifecycle controller still gives a Node the taints its conditions
+	// call for, as in a cluster: the scheduler reads those, not conditions.
+	step("a Node's conditions become its taints", func(t *testing.T) {
+		node := fakeNode("sick-0")
+		delete(node.Annotations, "kwok.x-k8s.io/node") // kwok would make it Ready
+		node.Status.Conditions = []corev1.NodeCondition{
+			{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "Test"},
+			{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionTrue, Reason: "Test"},
+		}
+		if _, err := c.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		want := []corev1.Taint{
+			{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+			{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute},
+			{Key: corev1.TaintNodeMemoryPressure, Effect: corev1.TaintEffectNoSchedule},
+		}
+		var taints []corev1.Taint
+		waitFor(t, time.Minute, "sick-0's taints", func() (bool, error) {
+			n, err := c.CoreV1().Nodes().Get(ctx, "sick-0", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			taints = n.Spec.Taints
+			for _, w := range want {
+				if !slices.ContainsFunc(taints, func(t corev1.Taint) bool { return t.MatchTaint(&w) }) {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+		t.Logf("sick-0's taints: %v", taints)
+		if err := c.CoreV1().Nodes().Delete(ctx, "sick-0", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	step("a refused scheduler configuration keeps the scheduler running", func(t *testing.T) {
 		before := sim.processes(t)["kube-scheduler"]
 		_, effectiveBefore := sim.do(t, http.MethodGet, schedulerConfigPath, "")

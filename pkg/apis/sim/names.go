@@ -16,12 +16,6 @@ const (
 	LabelNodePool = "sim.x-k8s.io/nodepool"
 )
 
-// TaintUnmanaged keeps Pods off a nodepool's new Node until kwok manages
-// it: kwok starts playing a Node's Pods before its own cache has the Node's
-// Lease, and skips, for good, a Pod bound to it meanwhile (kwok v0.8.0). A
-// kwok stage removes the taint a second after kwok took the Node's Lease.
-const TaintUnmanaged = "sim.x-k8s.io/unmanaged"
-
 // FinalizerCleanup holds a simulator until the reconciler has removed its
 // host objects (and its keys in an external etcd), and a nodepool until the
 // reconciler has removed its Nodes from the simulator.

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
-	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
 )
 
@@ -42,13 +41,8 @@ func diff(current, desired *corev1.Node) change {
 		meta["annotations"] = a
 	}
 	spec := map[string]interface{}{}
-	// The unmanaged taint is kwok's to remove, not the template's.
-	if taints, unmanaged := withoutUnmanaged(current.Spec.Taints); !sameTaints(taints, desired.Spec.Taints) {
-		want := desired.Spec.Taints
-		if unmanaged {
-			want = append(slices.Clone(want), unmanagedTaint)
-		}
-		spec["taints"] = want
+	if !sameTaints(current.Spec.Taints, desired.Spec.Taints) {
+		spec["taints"] = desired.Spec.Taints
 	}
 	if current.Spec.Unschedulable != desired.Spec.Unschedulable {
 		spec["unschedulable"] = desired.Spec.Unschedulable
@@ -100,22 +94,6 @@ func mapPatch(current, desired map[string]string, dropped []string) map[string]i
 		return nil
 	}
 	return p
-}
-
-// unmanagedTaint keeps Pods off a pool's Node until kwok manages it (see
-// sim.TaintUnmanaged).
-var unmanagedTaint = corev1.Taint{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule}
-
-func isUnmanaged(t corev1.Taint) bool { return t.Key == sim.TaintUnmanaged }
-
-// withoutUnmanaged returns taints without the unmanaged taint, and whether
-// it was there.
-func withoutUnmanaged(taints []corev1.Taint) ([]corev1.Taint, bool) {
-	i := slices.IndexFunc(taints, isUnmanaged)
-	if i < 0 {
-		return taints, false
-	}
-	return slices.Delete(slices.Clone(taints), i, i+1), true
 }
 
 func sameTaints(a, b []corev1.Taint) bool {
@@ -179,13 +157,8 @@ func nodeInfoPatch(current, desired corev1.NodeSystemInfo) map[string]interface{
 	return p
 }
 
-// ready says whether kwok has made the Node Ready and manages it: Pods
-// bound to it run.
+// ready says whether the Node is Ready.
 func ready(n *corev1.Node) bool {
-	// Called for every Node of a pool at each status write: no copy.
-	if slices.ContainsFunc(n.Spec.Taints, isUnmanaged) {
-		return false
-	}
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue

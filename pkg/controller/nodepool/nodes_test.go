@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
 )
 
@@ -51,14 +50,6 @@ func TestDiff(t *testing.T) {
 		{name: "capacity", edit: func(n *corev1.Node) {
 			n.Status.Capacity = corev1.ResourceList{"cpu": resource.MustParse("8"), "nvidia.com/gpu": resource.MustParse("1")}
 		}, status: `{"status":{"capacity":{"cpu":"4","nvidia.com/gpu":null}}}`},
-		{name: "the unmanaged taint is kwok's to remove", edit: func(n *corev1.Node) {
-			n.Spec.Taints = []corev1.Taint{{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule}}
-		}},
-		{name: "a template's taint joins the unmanaged one", edit: func(n *corev1.Node) {
-			n.Spec.Taints = []corev1.Taint{{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule}}
-		}, template: func(n *corev1.Node) {
-			n.Spec.Taints = []corev1.Taint{{Key: "x", Effect: corev1.TaintEffectNoExecute}}
-		}, meta: `{"spec":{"taints":[{"key":"x","effect":"NoExecute"},{"key":"sim.x-k8s.io/unmanaged","effect":"NoSchedule"}]}}`},
 		{name: "podCIDR is immutable", edit: func(n *corev1.Node) { n.Spec.PodCIDR = "10.0.9.0/24" }, recreate: true},
 	}
 	for _, tc := range cases {
@@ -101,17 +92,10 @@ func TestBornReady(t *testing.T) {
 	n := template()
 	now := metav1.Now()
 	bornReady(n, now)
-	// Ready once kwok, managing it, removed the unmanaged taint.
-	if ready(n) {
-		t.Errorf("a Node kwok does not manage yet is Ready (taints %v)", n.Spec.Taints)
-	}
-	if want := []corev1.Taint{{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule}}; !sameTaints(n.Spec.Taints, want) {
-		t.Errorf("taints %v, want %v", n.Spec.Taints, want)
-	}
-	managed := n.DeepCopy()
-	managed.Spec.Taints = nil
-	if !ready(managed) {
-		t.Errorf("a Node born Ready is not Ready once kwok manages it: %+v", n.Status.Conditions)
+	// Ready when created, and nothing keeps Pods off it: kwok plays the Pods
+	// bound to a Node from the moment it sees the Node.
+	if !ready(n) || len(n.Spec.Taints) != 0 {
+		t.Errorf("a Node born Ready: Ready %v, taints %v; want Ready, none", ready(n), n.Spec.Taints)
 	}
 	for _, c := range n.Status.Conditions {
 		if c.LastHeartbeatTime != now || c.LastTransitionTime != now {

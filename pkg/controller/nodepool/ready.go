@@ -20,14 +20,10 @@ var readyConditions = []corev1.NodeCondition{
 
 // bornReady gives a Node about to be created the status kwok's
 // simulator-node-ready stage would write, so that it is Ready when created:
-// the apiserver keeps a Node's status on create, and kwok keeps a Ready
-// Node Ready (its Lease) without writing it again. Every Node of a pool is
-// then one write, not a create and a status patch. It is born with
-// sim.TaintUnmanaged too, which kwok removes once it manages the Node: until
-// then a Pod bound to it would never run. The template's own values are
-// kept.
+// the apiserver keeps a Node's status on create, and kwok leaves a Ready
+// Node as it is. Every Node of a pool is then one write, not a create and a
+// status patch. The template's own values are kept.
 func bornReady(n *corev1.Node, now metav1.Time) {
-	n.Spec.Taints = append(n.Spec.Taints, unmanagedTaint)
 	n.Status.Phase = corev1.NodeRunning
 	n.Status.Conditions = make([]corev1.NodeCondition, len(readyConditions))
 	for i, c := range readyConditions {

@@ -263,8 +263,9 @@ func KubeSchedulerSpec(o *config.Options, bin string, l Layout) supervisor.Spec 
 // ReplicationControllers), PDBs get the status preemption reads, volumes and
 // DRA claims the scheduler waits for get made and bound, namespaces and
 // garbage go, quotas get the status their admission needs, NoExecute
-// taints evict, and Nodes whose Lease kwok stops renewing go NotReady (the
-// node lifecycle controller, see NodeLeaseDuration). Left out: what needs a
+// taints evict, and a Node's conditions become the taints the scheduler
+// reads (the node lifecycle controller, see NodeMonitorGracePeriod). Left
+// out: what needs a
 // real node, network or cloud (endpoints, attach/detach, node IPAM, TTL
 // annotations: the TTL controller would write every Node again each time the
 // cluster crosses 100, 500, 1,000 and 2,000 Nodes), certificates and tokens.
@@ -295,19 +296,14 @@ var controllers = []string{
 // heap growth: an idle sandbox trades some CPU for memory (issue 13).
 const lowMemoryGC = "GOGC=50"
 
-// Node heartbeats, sized for thousands of Nodes. kwok renews each Node's
-// Lease every quarter of its duration (as a kubelet does): 600 s makes 5,000
-// Nodes cost 33 small Lease updates a second, where a kubelet's 40 s would
-// cost 500. The node lifecycle controller marks a Node NotReady (and taints
-// and evicts as in a cluster) once its Lease has not been renewed for the
-// grace period, which leaves two renewals of slack above the duration: a Node
-// goes NotReady only when kwok is gone. A Node nobody heartbeats (not
-// kwok's) gets as long after its creation before it is marked, so that a
-// benchmark's plain Nodes stay schedulable while it runs.
-const (
-	NodeLeaseDuration      = 600 * time.Second
-	NodeMonitorGracePeriod = NodeLeaseDuration + NodeLeaseDuration/2
-)
+// NodeMonitorGracePeriod is how long the node lifecycle controller waits for
+// a Node's heartbeat before it marks the Node NotReady, then taints and
+// evicts: longer than a simulator lives. Nothing heartbeats a fake Node: kwok
+// holds no Lease for it (see KwokSpec), and a simulator's Node is as Ready as
+// its status says, as in kube-scheduler-simulator. The controller still turns
+// the conditions a user writes (Ready False, MemoryPressure, ...) into the
+// taints a cluster's Nodes would get.
+const NodeMonitorGracePeriod = 10 * 365 * 24 * time.Hour
 
 // KubeControllerManagerSpec runs kube's controllers inside the simulator, so
 // that workloads behave as in a cluster: Deployments make ReplicaSets make
@@ -334,8 +330,15 @@ func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervis
 }
 
 // KwokSpec runs the kwok controller for the nodes annotated
-// kwok.x-k8s.io/node=fake, with the simulator's stages, holding a Lease per
-// Node.
+// kwok.x-k8s.io/node=fake, with the simulator's stages and no Node Leases.
+// With Leases, kwok (v0.8.0) plays a Node's Pods only once its own cache
+// holds the Lease it made, and skips for good the Pods bound before: a Node
+// made Ready had to wait behind a taint that kwok then lifted, two more
+// writes per Node (its Lease and the Node), and renewals after (33 a second
+// for 5,000 Nodes). Without, kwok plays a Node's Pods as soon as it sees the
+// Node, those bound before it saw it too (it lists them then), and a
+// restarted kwok takes its Nodes back at once rather than when the old
+// Leases expire.
 func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
 	args := []string{
 		"--kubeconfig=" + l.AdminKubeconfig(),
@@ -344,7 +347,7 @@ func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
 		"--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
 		"--manage-nodes-with-label-selector=",
 		"--cidr=" + PodCIDR,
-		"--node-lease-duration-seconds=" + strconv.Itoa(int(NodeLeaseDuration.Seconds())),
+		"--node-lease-duration-seconds=0",
 	}
 	if o.KwokPort != 0 {
 		args = append(args, "--server-address=127.0.0.1:"+strconv.Itoa(o.KwokPort))

@@ -27,7 +27,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
@@ -161,28 +160,13 @@ func TestKwokSpec(t *testing.T) {
 	if got, _ := flagValue(spec.Args, "manage-nodes-with-annotation-selector"); got != "kwok.x-k8s.io/node=fake" {
 		t.Errorf("--manage-nodes-with-annotation-selector = %q", got)
 	}
-	if got, _ := flagValue(spec.Args, "node-lease-duration-seconds"); got != "600" {
-		t.Errorf("--node-lease-duration-seconds = %q, want 600", got)
+	// No Leases: kwok then plays the Pods of a Node from the moment it sees it.
+	if got, _ := flagValue(spec.Args, "node-lease-duration-seconds"); got != "0" {
+		t.Errorf("--node-lease-duration-seconds = %q, want 0", got)
 	}
 	spec = KwokSpec(options(func(o *config.Options) { o.KwokPort = 0 }), "/bin/kwok", l)
 	if got, ok := flagValue(spec.Args, "server-address"); ok {
 		t.Errorf("--server-address = %q with port 0, want no server", got)
-	}
-}
-
-// TestKwokStagesRemoveTheUnmanagedTaint: the stage that frees a pool's Node
-// once kwok manages it names the taint the pool puts on it (the stages are
-// YAML, the taint's key a Go constant).
-func TestKwokStagesRemoveTheUnmanagedTaint(t *testing.T) {
-	for _, want := range []string{
-		`select( .key == "` + sim.TaintUnmanaged + `" )`,
-		`values: ["` + sim.TaintUnmanaged + `"]`,
-		`eq $t.key "` + sim.TaintUnmanaged + `"`,
-		`value: ` + sim.TaintUnmanaged,
-	} {
-		if !strings.Contains(string(kwokStages), want) {
-			t.Errorf("kwok's stages do not hold %s", want)
-		}
 	}
 }
 
@@ -192,7 +176,7 @@ func TestKubeControllerManagerSpec(t *testing.T) {
 	on := strings.Split(got, ",")
 	// What a sandbox's workloads, volumes and scheduling need; not what
 	// would fight kwok.
-	// Nodes go NotReady when kwok stops renewing their Leases, as in a cluster.
+	// A Node's conditions become taints, as in a cluster.
 	for _, c := range []string{"deployment-controller", "replicaset-controller", "garbage-collector-controller", "node-lifecycle-controller",
 		"namespace-controller", "persistentvolume-binder-controller", "disruption-controller", "resourceclaim-controller"} {
 		if !slices.Contains(on, c) {
@@ -212,8 +196,8 @@ func TestKubeControllerManagerSpec(t *testing.T) {
 		"service-account-private-key-file": "/creds/sa.key",
 		"root-ca-file":                     "/creds/ca.crt",
 		"leader-elect":                     "false",
-		"node-monitor-grace-period":        "15m0s",
-		"node-startup-grace-period":        "15m0s",
+		"node-monitor-grace-period":        "87600h0m0s",
+		"node-startup-grace-period":        "87600h0m0s",
 	} {
 		if got, _ := flagValue(spec.Args, flag); got != want {
 			t.Errorf("--%s = %q, want %q", flag, got, want)
@@ -246,6 +230,7 @@ func TestWriteFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
+	configs := 0
 	for _, doc := range strings.Split(string(data), "\n---\n") {
 		var stage struct {
 			APIVersion, Kind string
@@ -253,19 +238,32 @@ func TestWriteFiles(t *testing.T) {
 			Spec             struct {
 				ResourceRef struct{ Kind string } `json:"resourceRef"`
 			}
+			Options struct {
+				PodsOnNodeSyncParallelism int `json:"podsOnNodeSyncParallelism"`
+			}
 		}
 		if err := yaml.Unmarshal([]byte(doc), &stage); err != nil {
 			t.Fatalf("stage document does not parse: %v\n%s", err, doc)
 		}
 		if stage.APIVersion == "config.kwok.x-k8s.io/v1alpha1" && stage.Kind == "KwokConfiguration" {
-			continue // kwok's own options, beside the stages
+			// kwok's own options, beside the stages. kwok does not default
+			// the options a file leaves out: without workers to list a new
+			// Node's Pods, those bound before kwok saw the Node never run.
+			configs++
+			if stage.Options.PodsOnNodeSyncParallelism < 1 {
+				t.Errorf("podsOnNodeSyncParallelism = %d, want at least 1", stage.Options.PodsOnNodeSyncParallelism)
+			}
+			continue
 		}
 		if stage.APIVersion != "kwok.x-k8s.io/v1alpha1" || stage.Kind != "Stage" || stage.Spec.ResourceRef.Kind == "" {
 			t.Errorf("not a Stage: %+v", stage)
 		}
 		names = append(names, stage.Metadata.Name)
 	}
-	want := []string{"simulator-node-managed", "simulator-node-ready", "simulator-pod-delete", "simulator-pod-running"}
+	if configs != 1 {
+		t.Errorf("%d KwokConfigurations, want 1", configs)
+	}
+	want := []string{"simulator-node-ready", "simulator-pod-delete", "simulator-pod-running"}
 	slices.Sort(names)
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("stages (-want +got):\n%s", diff)

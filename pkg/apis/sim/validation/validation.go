@@ -303,9 +303,6 @@ var taintEffects = []string{string(corev1.TaintEffectNoSchedule), string(corev1.
 func validateTaint(t corev1.Taint, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	allErrs = append(allErrs, invalid(fldPath.Child("key"), t.Key, utilvalidation.IsQualifiedName(t.Key))...)
-	if t.Key == sim.TaintUnmanaged {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("key"), t.Key, "is reserved: the pool's new Nodes carry it until kwok manages them"))
-	}
 	if t.Value != "" {
 		allErrs = append(allErrs, invalid(fldPath.Child("value"), t.Value, utilvalidation.IsValidLabelValue(t.Value))...)
 	}

@@ -204,9 +204,6 @@ func TestValidateNodePool(t *testing.T) {
 		{name: "taint value invalid", mutate: func(np *sim.NodePool) {
 			np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "k", Value: "not valid!", Effect: corev1.TaintEffectNoExecute}}
 		}, want: []string{"FieldValueInvalid spec.template.spec.taints[0].value"}},
-		{name: "taint key reserved for Nodes kwok does not manage yet", mutate: func(np *sim.NodePool) {
-			np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: sim.TaintUnmanaged, Effect: corev1.TaintEffectNoSchedule}}
-		}, want: []string{"FieldValueInvalid spec.template.spec.taints[0].key"}},
 		{name: "negative capacity", mutate: func(np *sim.NodePool) {
 			np.Spec.Template.Status.Capacity[corev1.ResourceMemory] = resource.MustParse("-1Gi")
 		}, want: []string{"FieldValueInvalid spec.template.status.capacity[memory]"}},
