@@ -34,7 +34,7 @@ run() {
 }
 
 echo "=== unit tests"
-run go test -count=1 "$@" ./pkg/... ./cmd/... ./test/images/...
+run go test -count=1 "$@" ./pkg/... ./cmd/... ./test/images/... ./hack/benchreport/...
 # sim-scheduler is a module of its own (it links k8s.io/kubernetes); built
 # with hack/build-tools.sh's flags, it reuses that build's cache.
 (cd cmd/sim-scheduler && GOWORK=off CGO_ENABLED=0 run go test -trimpath -count=1 "$@" ./...)

@@ -44,7 +44,10 @@ var budgets = []budget{
 	{"simulator create → Available ≤ 3 s (median)", "BenchmarkSimulatorPod", "create-to-available-median-s", "", "", true, 3},
 	{"simulator Pod RSS idle ≤ 300 MiB", "BenchmarkSimulatorPod", "rss-total-MiB", "idle", "", true, 300},
 	{"simulator Pod working set idle (as `kubectl top`) ≤ 300 MiB", "BenchmarkSimulatorPod", "working-set-MiB", "idle", "", true, 300},
-	{"scheduling with per-plugin results ≥ 0.8× the stock kube-scheduler's pods/s", "BenchmarkSchedulingThroughput", "pods/s", "sim-scheduler", "stock", false, 0.8},
+	// The median of the rounds' ratios, each of a sim-scheduler and a stock
+	// run side by side: the ratio of the two medians pairs runs of
+	// different rounds, which a machine's drift tells apart.
+	{"scheduling with per-plugin results ≥ 0.8× the stock kube-scheduler's pods/s", "BenchmarkSchedulingThroughput", "ratio", "", "", false, 0.8},
 	{"100 simulators: list p50 ≤ 50 ms", "BenchmarkListSimulators", "p50-ms", "", "", true, 50},
 	{"100 simulators: sim-apiserver RSS ≤ 150 MiB", "BenchmarkListSimulators", "sim-apiserver-rss-MiB", "", "", true, 150},
 }
@@ -72,7 +75,7 @@ func budgetTable(w io.Writer, tables []*table) {
 			continue
 		}
 		measured := format(v) + " " + b.metric
-		if b.over != "" {
+		if b.over != "" || b.metric == "ratio" {
 			measured = fmt.Sprintf("%.2f×", v)
 		}
 		met := "yes"
