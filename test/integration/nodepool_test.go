@@ -179,8 +179,10 @@ spec:
 	if !slices.Equal(managers, []string{nodepool.FieldManager}) {
 		t.Errorf("workers-7 was written by %v, want %s alone", managers, nodepool.FieldManager)
 	}
-	if leases, err := inner.CoordinationV1().Leases(corev1.NamespaceNodeLease).List(ctx, metav1.ListOptions{}); err != nil || len(leases.Items) != 0 {
-		t.Errorf("Node Leases: %v, %d; want none", err, len(leases.Items))
+	if leases, err := inner.CoordinationV1().Leases(corev1.NamespaceNodeLease).List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("listing Node Leases: %v", err)
+	} else if len(leases.Items) != 0 {
+		t.Errorf("%d Node Leases, want none", len(leases.Items))
 	}
 	for k, want := range map[string]string{
 		"topology.kubernetes.io/zone": "zone-1", "tier": "old", "type": "kwok", sim.LabelNodePool: "workers",
