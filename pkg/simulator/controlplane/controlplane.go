@@ -265,10 +265,10 @@ func KubeSchedulerSpec(o *config.Options, bin string, l Layout) supervisor.Spec 
 // garbage go, quotas get the status their admission needs, NoExecute
 // taints evict, and a Node's conditions become the taints the scheduler
 // reads (the node lifecycle controller, see NodeMonitorGracePeriod). Left
-// out: what needs a
-// real node, network or cloud (endpoints, attach/detach, node IPAM, TTL
-// annotations: the TTL controller would write every Node again each time the
-// cluster crosses 100, 500, 1,000 and 2,000 Nodes), certificates and tokens.
+// out: what needs a real node, network or cloud (endpoints, attach/detach,
+// node IPAM, TTL annotations: the TTL controller would write every Node
+// again each time the cluster crosses 100, 500, 1,000 and 2,000 Nodes),
+// certificates and tokens.
 var controllers = []string{
 	"clusterrole-aggregation-controller",
 	"cronjob-controller",
