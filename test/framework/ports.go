@@ -19,6 +19,7 @@ package framework
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 )
 
@@ -32,23 +33,26 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// freePorts returns n distinct free ports.
-func freePorts(n int) ([]int, error) {
+// freePorts returns n distinct free ports, none of them in taken (ports
+// chosen earlier and no longer held, such as a simulator's spec ports).
+func freePorts(n int, taken ...int) ([]int, error) {
 	// Hold every listener until all are found, so no port comes twice.
-	listeners := make([]net.Listener, 0, n)
+	var listeners []net.Listener
 	defer func() {
 		for _, l := range listeners {
 			_ = l.Close()
 		}
 	}()
 	ports := make([]int, 0, n)
-	for range n {
+	for len(ports) < n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, fmt.Errorf("finding a free port: %w", err)
 		}
 		listeners = append(listeners, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		if p := l.Addr().(*net.TCPAddr).Port; !slices.Contains(taken, p) {
+			ports = append(ports, p)
+		}
 	}
 	return ports, nil
 }

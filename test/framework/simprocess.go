@@ -22,9 +22,9 @@ import (
 	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
-// FreePort returns a port free on 127.0.0.1 right now, e.g. for a
-// simulator's spec ports when it runs as a host process.
-func FreePort() (int, error) { return freePort() }
+// FreePorts returns n distinct ports free on 127.0.0.1 right now, e.g. for
+// a simulator's spec ports when it runs as a host process.
+func FreePorts(n int) ([]int, error) { return freePorts(n) }
 
 // SimulatorProcess is a simulator's control plane (cmd/simulator and its
 // etcd) running as host processes on loopback, in place of its Pod.
@@ -86,7 +86,7 @@ func (c *Cluster) StartEtcd(ctx context.Context, name string) (*Etcd, error) {
 // (with an etcd of its own unless spec.etcdURL names one) with the
 // credentials the reconciler made, waits until it is ready, and then
 // marks the Pod bound, Running and Ready at Pod IP 127.0.0.1. The simulator's
-// spec ports must be free on 127.0.0.1 (see FreePort).
+// spec ports must be free on 127.0.0.1 (see FreePorts).
 func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name string) (*SimulatorProcess, error) {
 	p, run, err := c.startSimulatorProcess(ctx, namespace, name)
 	if err != nil {
@@ -228,7 +228,9 @@ func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name str
 			return nil, nil, fmt.Errorf("the etcd client certificate of simulator %s/%s: %w", namespace, name, err)
 		}
 	}
-	ports, err := freePorts(2)
+	// The spec's ports were free when the test chose them, and are no
+	// longer held: the scheduler's and kwok's must not be them.
+	ports, err := freePorts(2, int(s.Spec.SimulatorServerPort), int(s.Spec.KubeAPIServerPort))
 	if err != nil {
 		p.Stop()
 		return nil, nil, err

@@ -30,12 +30,12 @@ import (
 // ports when it runs as a host process.
 func freePorts(t testing.TB, n int) []int32 {
 	t.Helper()
+	free, err := framework.FreePorts(n)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ports := make([]int32, n)
-	for i := range ports {
-		p, err := framework.FreePort()
-		if err != nil {
-			t.Fatal(err)
-		}
+	for i, p := range free {
 		ports[i] = int32(p)
 	}
 	return ports

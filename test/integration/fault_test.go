@@ -78,13 +78,8 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 		s := newSimulator(name)
 		if name == "c0" {
 			// c0 runs once converged, which needs free ports.
-			for _, port := range []*int32{&s.Spec.KubeAPIServerPort, &s.Spec.SimulatorServerPort} {
-				p, err := framework.FreePort()
-				if err != nil {
-					t.Fatal(err)
-				}
-				*port = int32(p)
-			}
+			ports := freePorts(t, 2)
+			s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort = ports[0], ports[1]
 		}
 		if _, err := sims.Create(ctx, s, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
