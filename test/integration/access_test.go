@@ -26,8 +26,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
-// freePorts returns n ports free on 127.0.0.1, for a simulator's spec
-// ports when it runs as a host process.
+// freePorts returns n distinct ports free on 127.0.0.1.
 func freePorts(t testing.TB, n int) []int32 {
 	t.Helper()
 	free, err := framework.FreePorts(n)
@@ -41,15 +40,22 @@ func freePorts(t testing.TB, n int) []int32 {
 	return ports
 }
 
+// withFreePorts gives s spec ports free on 127.0.0.1, for a simulator run
+// as host processes.
+func withFreePorts(t testing.TB, s *v1alpha1.Simulator) *v1alpha1.Simulator {
+	t.Helper()
+	ports := freePorts(t, 2)
+	s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort = ports[0], ports[1]
+	return s
+}
+
 // runningSimulator creates a simulator whose Pod runs as host processes
 // (cmd/simulator with a real kube-apiserver, kube-scheduler and kwok) and
 // waits until it is Available. Stopping it early is the caller's choice.
 func runningSimulator(t testing.TB, ns, name string) *framework.SimulatorProcess {
 	t.Helper()
 	c := hostCluster(t)
-	ports := freePorts(t, 2)
-	s := newSimulator(name)
-	s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort = ports[0], ports[1]
+	s := withFreePorts(t, newSimulator(name))
 	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -69,9 +69,8 @@ func TestExternalEtcd(t *testing.T) {
 	}
 	t.Cleanup(etcd.Stop)
 
-	ports := freePorts(t, 2)
-	s := newSimulator("ext")
-	s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort, s.Spec.EtcdURL = ports[0], ports[1], etcd.URL
+	s := withFreePorts(t, newSimulator("ext"))
+	s.Spec.EtcdURL = etcd.URL
 	created, err := simClient(t).SimV1alpha1().Simulators(ns).Create(ctx, s, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -129,9 +128,8 @@ func TestExternalEtcd(t *testing.T) {
 func expectEtcdUnavailable(t *testing.T, ns, name, etcdURL, want string) {
 	t.Helper()
 	ctx := t.Context()
-	s := newSimulator(name)
-	ports := freePorts(t, 2)
-	s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort, s.Spec.EtcdURL = ports[0], ports[1], etcdURL
+	s := withFreePorts(t, newSimulator(name))
+	s.Spec.EtcdURL = etcdURL
 	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -183,9 +181,8 @@ func TestExternalEtcdTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ports := freePorts(t, 2)
-	s := newSimulator("tls")
-	s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort, s.Spec.EtcdURL, s.Spec.EtcdTLSSecretName = ports[0], ports[1], etcd.URL, secret.Name
+	s := withFreePorts(t, newSimulator("tls"))
+	s.Spec.EtcdURL, s.Spec.EtcdTLSSecretName = etcd.URL, secret.Name
 
 	// Naming a Secret needs the caller's get on it: the server mounts it.
 	attacker := simOnlyUser(t, ns, "etcd-tls-sim-only")

@@ -78,8 +78,7 @@ func TestFaultSimAPIServerKilledDuringCreate(t *testing.T) {
 		s := newSimulator(name)
 		if name == "c0" {
 			// c0 runs once converged, which needs free ports.
-			ports := freePorts(t, 2)
-			s.Spec.KubeAPIServerPort, s.Spec.SimulatorServerPort = ports[0], ports[1]
+			withFreePorts(t, s)
 		}
 		if _, err := sims.Create(ctx, s, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)

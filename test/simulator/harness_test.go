@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -125,18 +124,9 @@ func buildSimulator(tb testing.TB) string {
 // freePorts returns n distinct free loopback ports.
 func freePorts(tb testing.TB, n int) []int {
 	tb.Helper()
-	var ports []int
-	var listeners []net.Listener
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			tb.Fatal(err)
-		}
-		listeners = append(listeners, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range listeners {
-		_ = l.Close()
+	ports, err := framework.FreePorts(n)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return ports
 }

@@ -550,6 +550,29 @@ profiles:
 		waitNodeReady(t, c, "fake-1")
 	})
 
+	// kwok holds no Node Leases: a restarted kwok (a new holder identity)
+	// plays the Pods of the Nodes it finds at once. With Leases it waited
+	// until the old ones expired (10 minutes).
+	step("a killed kwok is restarted and runs Pods at once", func(t *testing.T) {
+		before := sim.processes(t)["kwok"]
+		if before.PID == 0 {
+			t.Fatal("no kwok PID")
+		}
+		if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, time.Minute, "kwok to be restarted", func() (bool, error) {
+			after := sim.processes(t)["kwok"]
+			return after.PID != 0 && after.PID != before.PID, nil
+		})
+		pod := testPod("default", "after-kwok")
+		pod.Spec.NodeName = "fake-1"
+		if _, err := c.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitPodRunning(t, c, "default", "after-kwok", "fake-1")
+	})
+
 	step("a killed kube-apiserver is restarted", func(t *testing.T) {
 		before := sim.processes(t)["kube-apiserver"]
 		if before.PID == 0 {
