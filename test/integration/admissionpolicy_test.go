@@ -82,10 +82,25 @@ func TestServerAdmissionPolicies(t *testing.T) {
 	refused := func(err error) bool {
 		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "sim-apiserver may only")
 	}
-	// The policies take effect when the host apiserver has read them: wait
-	// with dry runs, which go through admission and store nothing.
-	eventually(t, "the policy to refuse an unlabelled Secret", func(ctx context.Context) (bool, error) {
+	for _, name := range []string{"default", "sim-x-proxy"} {
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+		if _, err := host.Client.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	request := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(600))}}
+	// The policies take effect when the host apiserver has read each of them
+	// and its binding (CI once saw the Secret policy in force and the token
+	// policy not yet): wait for both. The Secret probe is a dry run, which
+	// goes through admission and stores nothing; TokenRequest has no dry
+	// run, and a probe the policy lets through mints a 10-minute token of a
+	// test namespace's account.
+	eventually(t, "the policies to refuse an unlabelled Secret and a token of the default account", func(ctx context.Context) (bool, error) {
 		_, err := asServer.CoreV1().Secrets(ns).Create(ctx, secret("probe", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if !refused(err) {
+			return false, nil
+		}
+		_, err = asServer.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "default", request, metav1.CreateOptions{})
 		return refused(err), nil
 	})
 
@@ -112,13 +127,6 @@ func TestServerAdmissionPolicies(t *testing.T) {
 	}
 
 	// Tokens: only for its per-simulator accounts.
-	for _, name := range []string{"default", "sim-x-proxy"} {
-		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
-		if _, err := host.Client.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-	}
-	request := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(600))}}
 	if _, err := asServer.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "default", request, metav1.CreateOptions{}); !refused(err) {
 		t.Errorf("the server mints a token for the default account: %v, want refused by the policy", err)
 	}
