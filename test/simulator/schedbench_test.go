@@ -17,11 +17,15 @@ limitations under the License.
 package simulator_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -43,8 +47,10 @@ import (
 // of `make tools` and by sim-scheduler (which records every plugin's
 // results and publishes them as in the simulator), each started the same
 // way as a second scheduler of the cluster with all its Pods already
-// pending, and both schedulers' RSS once done and the CPU time they and
-// the control plane used per Pod:
+// pending, and both schedulers' RSS once done, the CPU time they and
+// the control plane used per Pod, the bytes of annotations each bound Pod
+// carries and the requests per Pod the API server served meanwhile (by
+// verb and resource, from its apiserver_request_total):
 //
 //	go test ./test/simulator -run XXX -bench SchedulingThroughput -benchtime 3x -timeout 60m
 //
@@ -110,6 +116,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		restRate := float64(before-atRest) / float64(rest)
 		var p *proc
 		var r schedulingRound
+		requestsBefore := apiRequests(b, c)
 		start := time.Now()
 		r.rate = measureBinding(b, c, name, pods, func() {
 			p = startProc(b, name+"-scheduler", b.TempDir(), nil, bin, append([]string{"--config=" + cfg, "--secure-port=0"}, args...)...)
@@ -118,6 +125,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		// own (start included, the same for both) and the control plane's
 		// beyond its rate at rest.
 		r.controlPlaneCPU = controlPlaneCPU() - before - time.Duration(restRate*float64(time.Since(start)))
+		r.requests = apiRequests(b, c).minus(requestsBefore)
 		var err error
 		if r.schedulerCPU, err = framework.ProcessCPU(p.cmd.Process.Pid); err != nil {
 			b.Fatal(err)
@@ -126,6 +134,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 			b.Fatal(err)
 		}
 		p.stop(b, 30*time.Second)
+		r.annotationBytes = annotationBytes(b, c, name)
 		deletePods(b, c, name)
 		return r
 	}
@@ -165,6 +174,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return float64(r.rss) / (1 << 20) }), c.name+":rss-MiB")
 		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return perPod(r.schedulerCPU, pods) }), c.name+":scheduler-cpu-ms/pod")
 		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return perPod(r.controlPlaneCPU, pods) }), c.name+":control-plane-cpu-ms/pod")
+		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return float64(r.annotationBytes) / pods }), c.name+":annotation-bytes/pod")
 	}
 	b.ReportMetric(median(ratios), "ratio")
 }
@@ -173,15 +183,95 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 // its RSS once done, and the CPU time it and the control plane (beyond its
 // use at rest) used from its start to the last binding. CPU time is a steadier figure than the
 // rate on a shared machine: it grows little when others take the CPUs.
+// annotationBytes is what the bound Pods carry in annotations (keys and
+// values), which every write and watch event of a Pod carries.
 type schedulingRound struct {
 	rate                          float64
 	rss                           int64
 	schedulerCPU, controlPlaneCPU time.Duration
+	annotationBytes               int64
+	requests                      requestCounts // the API server served, from the start to the last binding
 }
 
 func (r schedulingRound) String(pods int) string {
-	return fmt.Sprintf("%.1f pods/s, RSS %d MiB, CPU per Pod: scheduler %.2f ms, control plane %.2f ms",
-		r.rate, r.rss>>20, perPod(r.schedulerCPU, pods), perPod(r.controlPlaneCPU, pods))
+	return fmt.Sprintf("%.1f pods/s, RSS %d MiB, CPU per Pod: scheduler %.2f ms, control plane %.2f ms, annotations %d bytes per Pod, requests per Pod: %s",
+		r.rate, r.rss>>20, perPod(r.schedulerCPU, pods), perPod(r.controlPlaneCPU, pods), r.annotationBytes/int64(pods), r.requests.perPod(pods))
+}
+
+// requestCounts are the API server's apiserver_request_total, summed by
+// verb, resource and subresource: what a round made it serve, whoever asked.
+type requestCounts map[string]float64
+
+var requestTotal = regexp.MustCompile(`^apiserver_request_total\{(.*)\} (\S+)$`)
+var requestLabel = regexp.MustCompile(`(\w+)="([^"]*)"`)
+
+func apiRequests(tb testing.TB, c kubernetes.Interface) requestCounts {
+	tb.Helper()
+	data, err := c.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctxWithTimeout(tb, time.Minute))
+	if err != nil {
+		tb.Fatalf("reading the API server's metrics: %v", err)
+	}
+	out := requestCounts{}
+	for line := range strings.Lines(string(data)) {
+		m := requestTotal.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		labels := map[string]string{}
+		for _, l := range requestLabel.FindAllStringSubmatch(m[1], -1) {
+			labels[l[1]] = l[2]
+		}
+		key := labels["verb"] + " " + labels["resource"]
+		if labels["subresource"] != "" {
+			key += "/" + labels["subresource"]
+		}
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			tb.Fatalf("apiserver_request_total: %q: %v", line, err)
+		}
+		out[key] += v
+	}
+	return out
+}
+
+func (r requestCounts) minus(before requestCounts) requestCounts {
+	out := requestCounts{}
+	for k, v := range r {
+		if d := v - before[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// perPod lists the requests of at least 0.05 per Pod, most first.
+func (r requestCounts) perPod(pods int) string {
+	keys := slices.Collect(maps.Keys(r))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(r[b], r[a]) })
+	var parts []string
+	for _, k := range keys {
+		if n := r[k] / float64(pods); n >= 0.05 {
+			parts = append(parts, fmt.Sprintf("%s %.2f", k, n))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// annotationBytes is the size of the annotations of the Pods labelled
+// bench=prefix, keys and values.
+func annotationBytes(tb testing.TB, c kubernetes.Interface, prefix string) int64 {
+	tb.Helper()
+	list, err := c.CoreV1().Pods("default").List(ctxWithTimeout(tb, time.Minute), metav1.ListOptions{LabelSelector: "bench=" + prefix})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var n int64
+	for _, p := range list.Items {
+		for k, v := range p.Annotations {
+			n += int64(len(k) + len(v))
+		}
+	}
+	return n
 }
 
 func perPod(d time.Duration, pods int) float64 {
