@@ -445,6 +445,20 @@ func (s *simulator) processes(tb testing.TB) map[string]processStatus {
 	return out
 }
 
+// kill SIGKILLs the simulator's child process name and returns its status
+// before, to compare with the restarted one's.
+func (s *simulator) kill(tb testing.TB, name string) processStatus {
+	tb.Helper()
+	before := s.processes(tb)[name]
+	if before.PID == 0 {
+		tb.Fatalf("no %s PID", name)
+	}
+	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
+		tb.Fatal(err)
+	}
+	return before
+}
+
 // restConfig is an admin client config for the inner kube-apiserver.
 func (s *simulator) restConfig() *rest.Config {
 	return &rest.Config{

@@ -554,13 +554,7 @@ profiles:
 	// plays the Pods of the Nodes it finds at once. With Leases it waited
 	// until the old ones expired (10 minutes).
 	step("a killed kwok is restarted and runs Pods at once", func(t *testing.T) {
-		before := sim.processes(t)["kwok"]
-		if before.PID == 0 {
-			t.Fatal("no kwok PID")
-		}
-		if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
+		before := sim.kill(t, "kwok")
 		waitFor(t, time.Minute, "kwok to be restarted", func() (bool, error) {
 			after := sim.processes(t)["kwok"]
 			return after.PID != 0 && after.PID != before.PID, nil
@@ -574,13 +568,7 @@ profiles:
 	})
 
 	step("a killed kube-apiserver is restarted", func(t *testing.T) {
-		before := sim.processes(t)["kube-apiserver"]
-		if before.PID == 0 {
-			t.Fatal("no kube-apiserver PID")
-		}
-		if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
+		before := sim.kill(t, "kube-apiserver")
 		waitFor(t, time.Minute, "readyz to fail", func() (bool, error) { return sim.readyzStatus() != http.StatusOK, nil })
 		start := time.Now()
 		waitFor(t, 90*time.Second, "readyz to pass again", func() (bool, error) { return sim.readyzStatus() == http.StatusOK, nil })
