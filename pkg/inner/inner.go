@@ -164,12 +164,11 @@ func newEntry(t Target, secret *corev1.Secret) (*entry, error) {
 		return nil, fmt.Errorf("simulator %s/%s: admin certificate: %w", t.Namespace, t.Name, err)
 	}
 	// HTTP/1.1: a connection per request in flight, as clients that reach
-	// the inner apiserver directly have. Over one HTTP/2 connection the
-	// proxied responses share that connection, whose frames the inner
-	// apiserver writes one at a time: 8 concurrent LISTs of 1,000 Nodes
-	// through the proxy ran at 0.96x (JSON) and 0.88x (protobuf) the rate of
-	// the host's own services/proxy, and at 1.15x and 1.10x over HTTP/1.1
-	// (medians of 5 and 6 runs, README Performance).
+	// the inner apiserver directly have. Over HTTP/2 the proxied requests
+	// shared one connection: 8 concurrent LISTs of 1,000 Nodes through the
+	// proxy ran at 0.96x (JSON) and 0.88x (protobuf) the rate of the host's
+	// own services/proxy, and at 1.15x and 1.10x over HTTP/1.1 (medians of
+	// 5 and 6 runs, README Performance).
 	transport := utilnet.SetOldTransportDefaults(&http.Transport{
 		TLSClientConfig: &tls.Config{
 			MinVersion:   tls.VersionTLS12,

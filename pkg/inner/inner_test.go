@@ -21,9 +21,9 @@ import (
 	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -37,40 +37,13 @@ import (
 
 // TestTransportSpeaksHTTP1 checks that the admin transport to an inner
 // apiserver, which offers HTTP/2 as kube-apiserver does, speaks HTTP/1.1
-// (a connection per request in flight, see newEntry), verifies the server
-// against the simulator's CA and authenticates with the admin certificate.
+// (a connection per request in flight, see newEntry), authenticates with
+// the admin certificate and refuses a server whose certificate the
+// simulator's CA did not sign.
 func TestTransportSpeaksHTTP1(t *testing.T) {
 	s := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "sim", UID: "uid-1"}}
-	secret, err := backing.Secret(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serving, err := tls.X509KeyPair(secret.Data[simconfig.FileServingCert], secret.Data[simconfig.FileServingKey])
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(secret.Data[simconfig.FileCACert]) {
-		t.Fatal("no CA certificate in the Secret")
-	}
-
-	var mu sync.Mutex
-	seen := map[int]string{} // protocol major version -> client certificate's user
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen[r.ProtoMajor] = r.TLS.PeerCertificates[0].Subject.CommonName
-		mu.Unlock()
-	}))
-	srv.EnableHTTP2 = true
-	srv.TLS = &tls.Config{
-		Certificates: []tls.Certificate{serving},
-		ClientAuth:   tls.RequireAndVerifyClientCert,
-		ClientCAs:    pool,
-		NextProtos:   []string{"h2", "http/1.1"},
-	}
-	srv.StartTLS()
-	defer srv.Close()
-
+	secret := credentials(t, s)
+	srv := innerServer(t, secret, tls.RequireAndVerifyClientCert)
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	if err := indexer.Add(secret); err != nil {
 		t.Fatal(err)
@@ -80,25 +53,74 @@ func TestTransportSpeaksHTTP1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(rt http.RoundTripper) *http.Response {
-		t.Helper()
-		resp, err := (&http.Client{Transport: rt}).Get(srv.URL)
-		if err != nil {
-			t.Fatal(err)
+	get := func(rt http.RoundTripper, url string) (*http.Response, error) {
+		resp, err := (&http.Client{Transport: rt}).Get(url)
+		if err == nil {
+			_ = resp.Body.Close()
 		}
-		_ = resp.Body.Close()
-		return resp
+		return resp, err
 	}
-	if resp := get(transport); resp.ProtoMajor != 1 {
+	resp, err := get(transport, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.ProtoMajor != 1 {
 		t.Errorf("the transport spoke %s to a server offering h2, want HTTP/1.1", resp.Proto)
+	}
+	if user := resp.Header.Get(clientHeader); user != simconfig.AdminUser {
+		t.Errorf("the transport authenticated as %q, want the admin %q", user, simconfig.AdminUser)
 	}
 	// The server does speak HTTP/2 to a transport with kube's defaults, so
 	// the check above can fail.
 	h2 := utilnet.SetTransportDefaults(&http.Transport{TLSClientConfig: transport.TLSClientConfig.Clone()})
-	if resp := get(h2); resp.ProtoMajor != 2 {
-		t.Fatalf("the test server spoke %s to a transport with kube's defaults, want HTTP/2", resp.Proto)
+	if resp, err := get(h2, srv.URL); err != nil || resp.ProtoMajor != 2 {
+		t.Fatalf("the test server answered a transport with kube's defaults with %v, %v; want HTTP/2", resp, err)
 	}
-	if seen[1] != simconfig.AdminUser {
-		t.Errorf("the transport authenticated as %q, want the admin %q", seen[1], simconfig.AdminUser)
+	// A server with another simulator's certificate (its own CA) is not
+	// ours, though it would take any client certificate.
+	other := innerServer(t, credentials(t, &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "sim", UID: "uid-2"}}), tls.RequireAnyClientCert)
+	if _, err := get(transport, other.URL); err == nil {
+		t.Error("the transport accepted a server whose certificate another simulator's CA signed")
 	}
+}
+
+// clientHeader carries, in innerServer's answers, the user of the client
+// certificate it was called with.
+const clientHeader = "X-Client-User"
+
+func credentials(t *testing.T, s *v1alpha1.Simulator) *corev1.Secret {
+	t.Helper()
+	secret, err := backing.Secret(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret
+}
+
+// innerServer serves as a simulator's inner apiserver would: its serving
+// certificate, h2 offered first, client certificates as clientAuth says
+// (verified against its CA).
+func innerServer(t *testing.T, secret *corev1.Secret, clientAuth tls.ClientAuthType) *httptest.Server {
+	t.Helper()
+	serving, err := tls.X509KeyPair(secret.Data[simconfig.FileServingCert], secret.Data[simconfig.FileServingKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(secret.Data[simconfig.FileCACert]) {
+		t.Fatal("no CA certificate in the Secret")
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(clientHeader, r.TLS.PeerCertificates[0].Subject.CommonName)
+	}))
+	srv.EnableHTTP2 = true
+	srv.TLS = &tls.Config{
+		Certificates: []tls.Certificate{serving},
+		ClientAuth:   clientAuth,
+		ClientCAs:    pool,
+		NextProtos:   []string{"h2", "http/1.1"},
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
 }
