@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
 // Outcome is how a scheduling attempt ended.
@@ -94,13 +95,25 @@ func indexOf(list []string, name string) int {
 type nodeIndex struct {
 	names []string
 	index map[string]int32
+	// byInfo finds a node from the NodeInfo of the list that the framework
+	// filters it with: a pointer key is hashed and compared without reading
+	// the node's name. Filtering is the scheduling cycle's longest part, and
+	// looking nodes up by name took a fifth to a third of the time of each
+	// node's filtering at 5,000 nodes (CPU profiles of the scheduling
+	// benchmark: 0.18-0.29 s of 0.85-1.17 s).
+	byInfo map[*framework.NodeInfo]int32
 }
 
 func newNodeIndex(list []fwk.NodeInfo) *nodeIndex {
-	x := &nodeIndex{names: make([]string, 0, len(list)), index: make(map[string]int32, len(list))}
+	x := &nodeIndex{names: make([]string, 0, len(list)), index: make(map[string]int32, len(list)),
+		byInfo: make(map[*framework.NodeInfo]int32, len(list))}
 	for _, ni := range list {
 		if n := ni.Node(); n != nil {
-			x.index[n.Name] = int32(len(x.names))
+			i := int32(len(x.names))
+			x.index[n.Name] = i
+			if p, ok := ni.(*framework.NodeInfo); ok {
+				x.byInfo[p] = i
+			}
 			x.names = append(x.names, n.Name)
 		}
 	}
@@ -295,7 +308,25 @@ func (a *Attempt) filter(node string, s *fwk.Status) {
 	if a.sealed.Load() {
 		return
 	}
-	r := a.row(node)
+	a.row(node).set(s)
+}
+
+// filterInfo records what the filter plugins said of the node of info, a
+// NodeInfo of the snapshot's list when the scheduler filters its nodes.
+func (a *Attempt) filterInfo(info fwk.NodeInfo, s *fwk.Status) {
+	if a.sealed.Load() {
+		return
+	}
+	if p, ok := info.(*framework.NodeInfo); ok {
+		if i, ok := a.nodes.byInfo[p]; ok {
+			a.rows[i].set(s)
+			return
+		}
+	}
+	a.row(info.Node().Name).set(s)
+}
+
+func (r *row) set(s *fwk.Status) {
 	if s.IsSuccess() {
 		if r.state == rowNone {
 			r.state = rowPassed

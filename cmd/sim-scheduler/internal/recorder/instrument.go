@@ -397,7 +397,7 @@ func (e scheduledEvents) Eventf(regarding, related runtime.Object, eventtype, re
 func (f *recordingFramework) RunFilterPluginsWithNominatedPods(ctx context.Context, state fwk.CycleState, pod *v1.Pod, info fwk.NodeInfo) *fwk.Status {
 	s := f.Framework.RunFilterPluginsWithNominatedPods(ctx, state, pod, info)
 	if a := attemptFrom(state); a != nil {
-		a.filter(info.Node().Name, s)
+		a.filterInfo(info, s)
 	}
 	return s
 }

@@ -700,3 +700,41 @@ func TestScheduledEventSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+// TestFilterFindsNodesByNodeInfo: a node the scheduler filters with its
+// NodeInfo of the snapshot's list is recorded in its row, found by that
+// NodeInfo even where its name would not find it; any other NodeInfo (a
+// copy, as preemption filters with, or a node the list does not hold) is
+// found by its name.
+func TestFilterFindsNodesByNodeInfo(t *testing.T) {
+	info := func(name string) *framework.NodeInfo {
+		ni := framework.NewNodeInfo()
+		ni.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		return ni
+	}
+	list := []fwk.NodeInfo{info("n1"), info("n2"), info("n3")}
+	a := NewAttempt(types.NamespacedName{Namespace: "ns", Name: "p"}, "u", "p", len(list), NewPlugins([]string{"Zone"}, nil))
+	a.nodes = newNodeIndex(list)
+	a.rows = getRows(len(list))
+	// Only the NodeInfo can find n2 now.
+	delete(a.nodes.index, "n2")
+	a.filterInfo(list[1], fwk.NewStatus(fwk.Unschedulable, "zone mismatch").WithPlugin("Zone"))
+	a.filterInfo(list[0].Snapshot(), nil)
+	a.filterInfo(info("n4"), nil)
+	if got := a.rows[1].state; got != rowRejected {
+		t.Errorf("n2's row is %d, want rejected (%d)", got, rowRejected)
+	}
+	if got := a.rows[0].state; got != rowPassed {
+		t.Errorf("n1's row, filtered with a copy of its NodeInfo, is %d, want passed (%d)", got, rowPassed)
+	}
+	if d := cmp.Diff([]string{"n4"}, a.extraNames); d != "" {
+		t.Errorf("nodes outside the list (-want +got):\n%s", d)
+	}
+	a.mu.Lock()
+	a.sealLocked()
+	a.mu.Unlock()
+	want := map[string]map[string]string{"n1": {"Zone": Passed}, "n2": {"Zone": "zone mismatch"}, "n4": {"Zone": Passed}}
+	if d := cmp.Diff(want, a.FilterResults()); d != "" {
+		t.Errorf("filter results (-want +got):\n%s", d)
+	}
+}
