@@ -18,7 +18,7 @@ limitations under the License.
 // (k8s.io/kubernetes/cmd/kube-scheduler/app) with the same flags and
 // configuration, that also records what every plugin returned at every
 // extension point of every scheduling attempt: on the Pod as annotations
-// and an Event, and in full as JSON files under --results-dir, which the
+// and an Event, and in full in segment files under --results-dir, which the
 // simulator's HTTP API serves.
 package main
 
@@ -66,8 +66,8 @@ type resultOptions struct {
 }
 
 func (o *resultOptions) addFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.dir, "results-dir", "/tmp/sim-scheduler/results", "Directory of the full scheduling result of each Pod (<namespace>/<name>.json).")
-	fs.Int64Var(&o.maxBytes, "results-max-bytes", 512<<20, "Size the files in --results-dir may take together; the oldest go first.")
+	fs.StringVar(&o.dir, "results-dir", "/tmp/sim-scheduler/results", "Directory of the full scheduling results, in segment files (<seq>.log, and <seq>.idx saying where each Pod's result is).")
+	fs.Int64Var(&o.maxBytes, "results-max-bytes", 512<<20, "Size the results in --results-dir may take together; the oldest segments go first.")
 	fs.IntVar(&o.queue, "results-queue", 256, "Finished attempts waiting to be rendered (their API calls wait apart, 4 times as many); beyond, results are dropped rather than slow the scheduler.")
 	fs.IntVar(&o.workers, "results-workers", 2, "Goroutines rendering results (files, annotations); 4 times as many make the API calls (annotations, Events).")
 }

@@ -17,12 +17,18 @@ limitations under the License.
 package server
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -30,15 +36,12 @@ import (
 
 // PathSchedulingResults serves the full result of a Pod's latest scheduling
 // attempt: GET PathSchedulingResults/{namespace}/{name}. The scheduler
-// (cmd/sim-scheduler) writes them to Config.SchedulingResultsDir as
-// <namespace>/<name>.json, whatever their size; the Pod carries only what
-// fits in its annotations.
+// (cmd/sim-scheduler) keeps them in Config.SchedulingResultsDir, whatever
+// their size; the Pod carries only what fits in its annotations.
 const PathSchedulingResults = "/api/v1/schedulingresults"
 
 func (s *server) getSchedulingResult(w http.ResponseWriter, r *http.Request) {
 	namespace, name := r.PathValue("namespace"), r.PathValue("name")
-	// Valid object names hold no path separators or dot-dot: the file is
-	// inside the directory.
 	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("namespace %q: %v", namespace, errs))
 		return
@@ -51,7 +54,7 @@ func (s *server) getSchedulingResult(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, errors.New("this simulator records no scheduling results"))
 		return
 	}
-	f, err := os.Open(filepath.Join(s.cfg.SchedulingResultsDir, namespace, name+".json"))
+	f, doc, err := latestResult(s.cfg.SchedulingResultsDir, namespace, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no scheduling result for pod %s/%s", namespace, name))
 		return
@@ -61,14 +64,86 @@ func (s *server) getSchedulingResult(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { _ = f.Close() }()
-	st, err := f.Stat()
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err)
-		return
-	}
 	w.Header().Set("Content-Type", "application/json")
-	// Streams the file, however large, and answers HEAD and ranges too.
-	http.ServeContent(w, r, "", st.ModTime(), f)
+	// Streams the document, however large, and answers HEAD and ranges too.
+	http.ServeContent(w, r, "", time.Time{}, doc)
+}
+
+// latestResult opens the latest result of namespace/name in dir, which the
+// scheduler's store writes (cmd/sim-scheduler/internal/sink.Store):
+//
+//	<dir>/<seq>.log  the results' documents, one after another
+//	<dir>/<seq>.idx  a line per document: "<namespace>/<name> <offset> <length>\n"
+//
+// The result is the Pod's last line in the newest segment that has one.
+// Only lines that end in a newline count: the store writes a document
+// before its line. It returns the segment's file, to close, and the
+// document in it; fs.ErrNotExist when there is none.
+func latestResult(dir, namespace, name string) (*os.File, *io.SectionReader, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var seqs []string
+	for _, e := range entries {
+		if seq, ok := strings.CutSuffix(e.Name(), ".idx"); ok {
+			if _, err := strconv.ParseUint(seq, 10, 64); err == nil {
+				seqs = append(seqs, seq)
+			}
+		}
+	}
+	// Zero-padded: the newest sorts last.
+	slices.Sort(seqs)
+	key := namespace + "/" + name + " "
+	for _, seq := range slices.Backward(seqs) {
+		index, err := os.ReadFile(filepath.Join(dir, seq+".idx"))
+		if err != nil {
+			// Evicted since it was listed: older segments hold no newer result.
+			continue
+		}
+		offset, length, ok := lastEntry(index, key)
+		if !ok {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, seq+".log"))
+		if err != nil {
+			continue
+		}
+		if st, err := f.Stat(); err != nil || offset+length > st.Size() {
+			_ = f.Close()
+			continue
+		}
+		return f, io.NewSectionReader(f, offset, length), nil
+	}
+	return nil, nil, fs.ErrNotExist
+}
+
+// lastEntry finds the last whole line of index that starts with key, and
+// its offset and length.
+func lastEntry(index []byte, key string) (int64, int64, bool) {
+	whole := index[:bytes.LastIndexByte(index, '\n')+1]
+	for len(whole) > 0 {
+		// The line before the trailing newline.
+		end := len(whole) - 1
+		start := bytes.LastIndexByte(whole[:end], '\n') + 1
+		line := string(whole[start:end])
+		whole = whole[:start]
+		rest, ok := strings.CutPrefix(line, key)
+		if !ok {
+			continue
+		}
+		off, n, ok := strings.Cut(rest, " ")
+		if !ok {
+			continue
+		}
+		offset, err1 := strconv.ParseInt(off, 10, 64)
+		length, err2 := strconv.ParseInt(n, 10, 64)
+		if err1 != nil || err2 != nil || offset < 0 || length < 0 {
+			continue
+		}
+		return offset, length, true
+	}
+	return 0, 0, false
 }
 
 // clearSchedulingResults removes every result in dir, keeping dir. The

@@ -17,6 +17,7 @@ limitations under the License.
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,15 +25,40 @@ import (
 	"testing"
 )
 
+// writeSegment writes segment seq of the scheduler's results layout (see
+// latestResult): the documents of docs (pairs of namespace/name and
+// document) one after another, and a line for each; tail is appended to the
+// index as is (a line being written).
+func writeSegment(t *testing.T, dir string, seq int, tail string, docs ...string) {
+	t.Helper()
+	var log, index strings.Builder
+	for i := 0; i < len(docs); i += 2 {
+		fmt.Fprintf(&index, "%s %d %d\n", docs[i], log.Len(), len(docs[i+1]))
+		log.WriteString(docs[i+1])
+	}
+	index.WriteString(tail)
+	base := filepath.Join(dir, fmt.Sprintf("%016d", seq))
+	if err := os.WriteFile(base+".log", []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(base+".idx", []byte(index.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestSchedulingResults(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "default"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	result := `{"name":"web","filter-result":{"n1":{"NodeResourcesFit":"passed"}}}`
-	if err := os.WriteFile(filepath.Join(dir, "default", "web.json"), []byte(result), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSegment(t, dir, 1, "",
+		"default/web", `{"name":"web","attempt":1}`,
+		"default/db", `{"name":"db","attempt":1}`,
+		"other/web", `{"name":"web","namespace":"other"}`)
+	writeSegment(t, dir, 2, "",
+		"default/web", `{"name":"web","attempt":2}`,
+		"default/web", result)
+	// The newest segment, its last line half written: its document is not
+	// whole yet.
+	writeSegment(t, dir, 3, "default/web 0 1", "default/cache", `{"name":"cache"}`)
 	// A file outside the directory that a path trick would reach.
 	if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "secret.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
@@ -44,18 +70,30 @@ func TestSchedulingResults(t *testing.T) {
 		wantBody   string
 	}{
 		{PathSchedulingResults + "/default/web", http.StatusOK, result},
-		{PathSchedulingResults + "/default/db", http.StatusNotFound, "no scheduling result for pod default/db"},
+		{PathSchedulingResults + "/default/db", http.StatusOK, `{"name":"db","attempt":1}`},
+		{PathSchedulingResults + "/other/web", http.StatusOK, `{"name":"web","namespace":"other"}`},
+		{PathSchedulingResults + "/default/cache", http.StatusOK, `{"name":"cache"}`},
+		{PathSchedulingResults + "/default/we", http.StatusNotFound, "no scheduling result for pod default/we"},
 		{PathSchedulingResults + "/Default/web", http.StatusBadRequest, "namespace"},
 		{PathSchedulingResults + "/default/..%2Fsecret", http.StatusBadRequest, "name"},
 		{PathSchedulingResults + "/default/%2E%2E", http.StatusBadRequest, "name"},
 	} {
 		status, header, body := do(t, h, http.MethodGet, tc.path, "", nil)
-		if status != tc.wantStatus || !strings.Contains(body, tc.wantBody) {
+		ok := status == tc.wantStatus && strings.Contains(body, tc.wantBody)
+		if status == http.StatusOK {
+			ok = ok && body == tc.wantBody
+		}
+		if !ok {
 			t.Errorf("GET %s = %d %s, want %d with %q", tc.path, status, body, tc.wantStatus, tc.wantBody)
 		}
 		if status == http.StatusOK && header.Get("Content-Type") != "application/json" {
 			t.Errorf("GET %s: Content-Type %q", tc.path, header.Get("Content-Type"))
 		}
+	}
+	// Ranges of the document, not of the segment.
+	status, _, body := do(t, h, http.MethodGet, PathSchedulingResults+"/default/web", "", map[string]string{"Range": "bytes=0-7"})
+	if status != http.StatusPartialContent || body != result[:8] {
+		t.Errorf("GET with Range bytes=0-7 = %d %q, want 206 %q", status, body, result[:8])
 	}
 	if status, _, _ := do(t, NewHandler(Config{}), http.MethodGet, PathSchedulingResults+"/default/web", "", nil); status != http.StatusNotFound {
 		t.Errorf("without a results directory: %d, want 404", status)
@@ -65,12 +103,7 @@ func TestSchedulingResults(t *testing.T) {
 // A reset removes the scheduling results with the Pods.
 func TestResetClearsSchedulingResults(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "default"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "default", "web.json"), []byte(`{"name":"web"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSegment(t, dir, 1, "", "default/web", `{"name":"web"}`)
 	h := NewHandler(Config{SchedulingResultsDir: dir, Resetter: fakeResetter{}})
 	if status, _, _ := do(t, h, http.MethodGet, PathSchedulingResults+"/default/web", "", nil); status != http.StatusOK {
 		t.Fatalf("GET before the reset: %d, want 200", status)
