@@ -338,20 +338,15 @@ func storedResult(t *testing.T, dir, namespace, name string) (string, bool) {
 
 func TestStoreEvictsOldest(t *testing.T) {
 	dir := t.TempDir()
-	// Results of an earlier layout, a file per Pod, go.
-	if err := os.MkdirAll(filepath.Join(dir, "ns"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "ns", "old.json"), []byte("{}"), 0o644); err != nil {
+	// Files of no segment are not the store's.
+	other := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(other, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// 25 bytes in all: segments of 3 bytes, so one result each.
 	s, err := NewStore(dir, 25)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "ns")); !os.IsNotExist(err) {
-		t.Errorf("results of the earlier layout left: %v", err)
 	}
 	for _, name := range []string{"a", "b", "c"} {
 		if err := s.Put("ns", name, []byte(name+"123456789")); err != nil {
@@ -376,6 +371,9 @@ func TestStoreEvictsOldest(t *testing.T) {
 	}
 	if stored("b") || !stored("c") {
 		t.Errorf("reopened at 15 bytes: b %v, c %v; want b evicted", stored("b"), stored("c"))
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a file of no segment: %v", err)
 	}
 	if err := s.Put("ns", "c", []byte("c-second")); err != nil {
 		t.Fatal(err)

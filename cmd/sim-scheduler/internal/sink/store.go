@@ -69,8 +69,8 @@ const (
 )
 
 // NewStore opens dir, counting the results a previous run left there (the
-// simulator restarts the scheduler when its configuration changes). Files
-// of no segment (results of an earlier layout) are removed.
+// simulator restarts the scheduler when its configuration changes). Other
+// files in dir are left alone.
 func NewStore(dir string, maxBytes int64) (*Store, error) {
 	s := &Store{dir: dir, maxBytes: maxBytes, segmentBytes: max(maxBytes/segmentsPerStore, 1)}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -78,7 +78,7 @@ func NewStore(dir string, maxBytes int64) (*Store, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.scanLocked(true); err != nil {
+	if err := s.scanLocked(); err != nil {
 		return nil, err
 	}
 	return s, s.evictLocked()
@@ -89,9 +89,8 @@ func segmentPath(dir string, seq uint64, ext string) string {
 	return filepath.Join(dir, fmt.Sprintf("%016d%s", seq, ext))
 }
 
-// scanLocked lists the segments in the directory; with clean, it removes
-// what is no segment.
-func (s *Store) scanLocked(clean bool) error {
+// scanLocked lists the segments in the directory.
+func (s *Store) scanLocked() error {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return err
@@ -99,22 +98,17 @@ func (s *Store) scanLocked(clean bool) error {
 	s.segments = s.segments[:0]
 	for _, e := range entries {
 		seq, ext, ok := parseSegmentName(e.Name())
-		switch {
-		case ok && ext == logExt:
-			info, err := e.Info()
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			s.segments = append(s.segments, segment{seq: seq, size: info.Size()})
-		case ok:
-		case clean:
-			if err := os.RemoveAll(filepath.Join(s.dir, e.Name())); err != nil {
-				return fmt.Errorf("removing %s: %w", e.Name(), err)
-			}
+		if !ok || ext != logExt {
+			continue
 		}
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		s.segments = append(s.segments, segment{seq: seq, size: info.Size()})
 	}
 	slices.SortFunc(s.segments, func(a, b segment) int { return compareSeq(a.seq, b.seq) })
 	return nil
@@ -177,7 +171,7 @@ func (s *Store) segmentForLocked(n int64) error {
 		if err := syscall.Fstat(int(s.log.Fd()), &st); err != nil || st.Nlink == 0 {
 			// Removed under us: a reset. Count again what is left.
 			s.closeLocked()
-			if err := s.scanLocked(false); err != nil {
+			if err := s.scanLocked(); err != nil {
 				return err
 			}
 		} else if cur := s.segments[len(s.segments)-1]; cur.size > 0 && cur.size+n > s.segmentBytes {
