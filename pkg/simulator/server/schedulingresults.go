@@ -98,7 +98,7 @@ func latestResult(dir, namespace, name string) (*os.File, *io.SectionReader, err
 	for _, seq := range slices.Backward(seqs) {
 		index, err := os.ReadFile(filepath.Join(dir, seq+".idx"))
 		if err != nil {
-			// Evicted since it was listed: older segments hold no newer result.
+			// Evicted since it was listed; the older ones went before it.
 			continue
 		}
 		offset, length, ok := lastEntry(index, key)

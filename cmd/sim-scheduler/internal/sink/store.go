@@ -17,6 +17,7 @@ limitations under the License.
 package sink
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -110,18 +111,8 @@ func (s *Store) scanLocked() error {
 		}
 		s.segments = append(s.segments, segment{seq: seq, size: info.Size()})
 	}
-	slices.SortFunc(s.segments, func(a, b segment) int { return compareSeq(a.seq, b.seq) })
+	slices.SortFunc(s.segments, func(a, b segment) int { return cmp.Compare(a.seq, b.seq) })
 	return nil
-}
-
-func compareSeq(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func parseSegmentName(name string) (uint64, string, bool) {
