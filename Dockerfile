@@ -5,6 +5,7 @@
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+COPY pkg/schedulingresult/go.mod pkg/schedulingresult/
 RUN go mod download
 COPY . .
 ARG VERSION=dev
@@ -20,9 +21,11 @@ WORKDIR /src
 COPY hack/tools/go.mod hack/tools/go.sum hack/tools/
 RUN cd hack/tools && go mod download
 COPY cmd/sim-scheduler/go.mod cmd/sim-scheduler/go.sum cmd/sim-scheduler/
+COPY pkg/schedulingresult/go.mod pkg/schedulingresult/
 RUN cd cmd/sim-scheduler && go mod download
 COPY hack/tools/ hack/tools/
 COPY cmd/sim-scheduler/ cmd/sim-scheduler/
+COPY pkg/schedulingresult/ pkg/schedulingresult/
 COPY hack/build-tools.sh hack/
 RUN BIN_DIR=/out hack/build-tools.sh
 

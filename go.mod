@@ -118,4 +118,7 @@ require (
 	k8s.io/streaming v0.37.2 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
+	sigs.k8s.io/simulator-apiserver/pkg/schedulingresult v0.0.0
 )
+
+replace sigs.k8s.io/simulator-apiserver/pkg/schedulingresult => ./pkg/schedulingresult

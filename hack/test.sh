@@ -38,6 +38,8 @@ run go test -count=1 "$@" ./pkg/... ./cmd/... ./test/images/... ./hack/benchrepo
 # sim-scheduler is a module of its own (it links k8s.io/kubernetes); built
 # with hack/build-tools.sh's flags, it reuses that build's cache.
 (cd cmd/sim-scheduler && GOWORK=off CGO_ENABLED=0 run go test -trimpath -count=1 "$@" ./...)
+# The stored scheduling results' format, a module that both import.
+(cd pkg/schedulingresult && GOWORK=off run go test -count=1 "$@" ./...)
 
 # Every Fuzz target runs its seed corpus with the unit tests above; here
 # the cheap ones also explore for a few seconds each (FUZZTIME=0 skips).
@@ -51,6 +53,7 @@ if [[ "${FUZZTIME}" != "0" ]]; then
   for target in ./pkg/nodetemplate:FuzzRender ./pkg/nodetemplate:FuzzAddCIDR ./pkg/apis/sim/validation:FuzzValidate; do
     run go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime "${FUZZTIME}" -parallel 1 "${target%%:*}"
   done
+  (cd pkg/schedulingresult && GOWORK=off run go test -run '^$' -fuzz '^FuzzUnmarshalBinary$' -fuzztime "${FUZZTIME}" -parallel 1 .)
 fi
 
 # One package at a time: each starts its own control plane. The load test

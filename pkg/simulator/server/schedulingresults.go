@@ -18,6 +18,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/schedulingresult"
 )
 
 // PathSchedulingResults serves the full result of a Pod's latest scheduling
@@ -63,16 +66,33 @@ func (s *server) getSchedulingResult(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err)
 		return
 	}
-	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(doc)
+	_ = f.Close()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, fmt.Errorf("reading the scheduling result of pod %s/%s: %w", namespace, name, err))
+		return
+	}
+	// Stored compact (see schedulingresult): rendered only when asked for.
+	var result schedulingresult.Document
+	if err := result.UnmarshalBinary(data); err != nil {
+		writeError(w, http.StatusInternalServerError, fmt.Errorf("the scheduling result of pod %s/%s: %w", namespace, name, err))
+		return
+	}
+	out := result.AppendJSON(make([]byte, 0, 16*len(data)))
+	if !json.Valid(out) {
+		// Only a record that the scheduler did not write gets here.
+		writeError(w, http.StatusInternalServerError, fmt.Errorf("the scheduling result of pod %s/%s: %w: not JSON", namespace, name, schedulingresult.ErrMalformed))
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
-	// Streams the document, however large, and answers HEAD and ranges too.
-	http.ServeContent(w, r, "", time.Time{}, doc)
+	// Answers HEAD and ranges too.
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(out))
 }
 
 // latestResult opens the latest result of namespace/name in dir, which the
 // scheduler's store writes (cmd/sim-scheduler/internal/sink.Store):
 //
-//	<dir>/<seq>.log  the results' documents, one after another
+//	<dir>/<seq>.log  the results' documents (schedulingresult.Document, encoded), one after another
 //	<dir>/<seq>.idx  a line per document: "<namespace>/<name> <offset> <length>\n"
 //
 // The result is the Pod's last line in the newest segment that has one.

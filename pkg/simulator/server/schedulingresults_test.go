@@ -23,6 +23,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/schedulingresult"
 )
 
 // writeSegment writes segment seq of the scheduler's results layout (see
@@ -46,19 +48,38 @@ func writeSegment(t *testing.T, dir string, seq int, tail string, docs ...string
 	}
 }
 
+// result is a stored result of namespace/name, encoded, and its JSON.
+func result(t *testing.T, namespace, name string, attempt int) (string, string) {
+	t.Helper()
+	d := &schedulingresult.Document{Namespace: namespace, Name: name, UID: "u", Summary: fmt.Appendf(nil, `{"attempt":%d}`, attempt),
+		Fields: []schedulingresult.Field{{Name: "filter-result", Kind: schedulingresult.KindFilter, PerNode: true}},
+		Filter: schedulingresult.FilterTable{Nodes: []string{"n1"}, Verdicts: [][]schedulingresult.PluginResult{{{Plugin: "NodeResourcesFit", Result: "passed"}}}, Of: []int{0}}}
+	data, err := d.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data), string(d.AppendJSON(nil))
+}
+
 func TestSchedulingResults(t *testing.T) {
 	dir := t.TempDir()
-	result := `{"name":"web","filter-result":{"n1":{"NodeResourcesFit":"passed"}}}`
+	web1, _ := result(t, "default", "web", 1)
+	web2, _ := result(t, "default", "web", 2)
+	web3, webJSON := result(t, "default", "web", 3)
+	db, dbJSON := result(t, "default", "db", 1)
+	otherWeb, otherWebJSON := result(t, "other", "web", 1)
+	cache, cacheJSON := result(t, "default", "cache", 1)
 	writeSegment(t, dir, 1, "",
-		"default/web", `{"name":"web","attempt":1}`,
-		"default/db", `{"name":"db","attempt":1}`,
-		"other/web", `{"name":"web","namespace":"other"}`)
+		"default/web", web1,
+		"default/db", db,
+		"other/web", otherWeb,
+		"default/planted", "{}")
 	writeSegment(t, dir, 2, "",
-		"default/web", `{"name":"web","attempt":2}`,
-		"default/web", result)
+		"default/web", web2,
+		"default/web", web3)
 	// The newest segment, its last line half written: its document is not
 	// whole yet.
-	writeSegment(t, dir, 3, "default/web 0 1", "default/cache", `{"name":"cache"}`)
+	writeSegment(t, dir, 3, "default/web 0 1", "default/cache", cache)
 	// A file outside the directory that a path trick would reach.
 	if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "secret.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
@@ -69,10 +90,12 @@ func TestSchedulingResults(t *testing.T) {
 		wantStatus int
 		wantBody   string
 	}{
-		{PathSchedulingResults + "/default/web", http.StatusOK, result},
-		{PathSchedulingResults + "/default/db", http.StatusOK, `{"name":"db","attempt":1}`},
-		{PathSchedulingResults + "/other/web", http.StatusOK, `{"name":"web","namespace":"other"}`},
-		{PathSchedulingResults + "/default/cache", http.StatusOK, `{"name":"cache"}`},
+		{PathSchedulingResults + "/default/web", http.StatusOK, webJSON},
+		{PathSchedulingResults + "/default/db", http.StatusOK, dbJSON},
+		{PathSchedulingResults + "/other/web", http.StatusOK, otherWebJSON},
+		{PathSchedulingResults + "/default/cache", http.StatusOK, cacheJSON},
+		// A record that is no result fails alone; the others are served.
+		{PathSchedulingResults + "/default/planted", http.StatusInternalServerError, "malformed scheduling result"},
 		{PathSchedulingResults + "/default/we", http.StatusNotFound, "no scheduling result for pod default/we"},
 		{PathSchedulingResults + "/Default/web", http.StatusBadRequest, "namespace"},
 		{PathSchedulingResults + "/default/..%2Fsecret", http.StatusBadRequest, "name"},
@@ -90,10 +113,13 @@ func TestSchedulingResults(t *testing.T) {
 			t.Errorf("GET %s: Content-Type %q", tc.path, header.Get("Content-Type"))
 		}
 	}
+	if !strings.Contains(webJSON, `"summary":{"attempt":3}`) {
+		t.Errorf("default/web: %s, want the last attempt of the newest segment with one", webJSON)
+	}
 	// Ranges of the document, not of the segment.
 	status, _, body := do(t, h, http.MethodGet, PathSchedulingResults+"/default/web", "", map[string]string{"Range": "bytes=0-7"})
-	if status != http.StatusPartialContent || body != result[:8] {
-		t.Errorf("GET with Range bytes=0-7 = %d %q, want 206 %q", status, body, result[:8])
+	if status != http.StatusPartialContent || body != webJSON[:8] {
+		t.Errorf("GET with Range bytes=0-7 = %d %q, want 206 %q", status, body, webJSON[:8])
 	}
 	if status, _, _ := do(t, NewHandler(Config{}), http.MethodGet, PathSchedulingResults+"/default/web", "", nil); status != http.StatusNotFound {
 		t.Errorf("without a results directory: %d, want 404", status)
@@ -103,7 +129,8 @@ func TestSchedulingResults(t *testing.T) {
 // A reset removes the scheduling results with the Pods.
 func TestResetClearsSchedulingResults(t *testing.T) {
 	dir := t.TempDir()
-	writeSegment(t, dir, 1, "", "default/web", `{"name":"web"}`)
+	web, _ := result(t, "default", "web", 1)
+	writeSegment(t, dir, 1, "", "default/web", web)
 	h := NewHandler(Config{SchedulingResultsDir: dir, Resetter: fakeResetter{}})
 	if status, _, _ := do(t, h, http.MethodGet, PathSchedulingResults+"/default/web", "", nil); status != http.StatusOK {
 		t.Fatalf("GET before the reset: %d, want 200", status)

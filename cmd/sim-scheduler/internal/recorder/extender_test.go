@@ -108,6 +108,7 @@ func TestExtenderResults(t *testing.T) {
 	if got := a.FinalScores()["n1"][url]; got != 3*5*10 {
 		t.Errorf("extender final score %d, want %d", got, 3*5*10)
 	}
+	checkDocument(t, a)
 	res := a.Result()
 	wantFailures := []FilterFailure{
 		{Plugin: names.TaintToleration, Reason: taint, Nodes: 1},

@@ -17,11 +17,11 @@ limitations under the License.
 package recorder
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -431,6 +431,7 @@ func TestFilterAndWeightedScores(t *testing.T) {
 	if got := a.FinalScores()["n2"]["Index"]; got != 30 { // 20 normalized to 10, weight 3
 		t.Errorf("n2 Index final score %d, want 30", got)
 	}
+	checkDocument(t, a)
 	res := a.Result()
 	if a.SelectedNode != "n2" || res.Summary.TopScores[0].Node != a.SelectedNode {
 		t.Errorf("selected %q, top scores %v: the best score is not the selected node", a.SelectedNode, res.Summary.TopScores)
@@ -486,6 +487,7 @@ func TestNodeSubsetAndPreemption(t *testing.T) {
 	if d := cmp.Diff(map[string]string{"Preempt": Success}, a.PostFilter); d != "" {
 		t.Errorf("postfilter results (-want +got):\n%s", d)
 	}
+	checkDocument(t, a)
 	res := a.Result()
 	if got, want := fieldJSON(t, res, "postfilter-result"), `{"n2":{"Preempt":"success"}}`; got != want {
 		t.Errorf("postfilter-result %s, want %s", got, want)
@@ -557,17 +559,44 @@ func TestFinishedAttemptIsFrozen(t *testing.T) {
 
 func fieldJSON(t *testing.T, res *Result, name string) string {
 	t.Helper()
-	for _, f := range res.Fields() {
-		if f.Name == name {
-			var b bytes.Buffer
-			if err := f.Write(&b); err != nil {
-				t.Fatal(err)
-			}
-			return b.String()
+	d, err := res.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.Fields {
+		if d.Fields[i].Name == name {
+			return string(d.AppendField(nil, &d.Fields[i]))
 		}
 	}
 	t.Fatalf("no field %s", name)
 	return ""
+}
+
+// checkDocument: the per-node fields of a's Document say what its
+// accessors do (FilterResults, RawScores, FinalScores; upstream writes
+// scores as strings), through code of their own.
+func checkDocument(t *testing.T, a *Attempt) {
+	t.Helper()
+	res := a.Result()
+	asStrings := func(scores map[string]map[string]int64) map[string]map[string]string {
+		out := map[string]map[string]string{}
+		for node, m := range scores {
+			out[node] = map[string]string{}
+			for p, s := range m {
+				out[node][p] = strconv.FormatInt(s, 10)
+			}
+		}
+		return out
+	}
+	for name, want := range map[string]any{
+		"filter-result":     a.FilterResults(),
+		"score-result":      asStrings(a.RawScores()),
+		"finalscore-result": asStrings(a.FinalScores()),
+	} {
+		if got := fieldJSON(t, res, name); !jsonEqual(t, got, mustJSON(t, want)) {
+			t.Errorf("%s %s, want %s", name, got, mustJSON(t, want))
+		}
+	}
 }
 
 func jsonEqual(t *testing.T, x, y string) bool {

@@ -17,19 +17,18 @@ limitations under the License.
 package recorder
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/schedulingresult"
 )
 
-// Result is a finished attempt, rendered: its compact Summary, and its
-// per-plugin Fields under kube-scheduler-simulator's annotation names
-// (without the prefix) and JSON shapes (scores are strings there).
+// Result is a finished attempt: its compact Summary, and its full
+// Document.
 type Result struct {
 	Namespace, Name, UID string
 	Summary              Summary
@@ -79,168 +78,141 @@ const (
 	maxMessage        = 1000
 )
 
-// Field is one per-plugin result; PerNode ones grow with the number of
-// nodes. Write appends its JSON.
-type Field struct {
-	Name    string
-	PerNode bool
-	Write   func(*bytes.Buffer) error
-}
-
-// Fields are the per-plugin results in a fixed order.
-func (r *Result) Fields() []Field {
+// Document is the attempt's full result, compact, as the scheduler stores
+// it: the per-plugin results in a fixed order, under kube-scheduler-
+// simulator's annotation names (without the prefix) and in its JSON shapes
+// once rendered.
+func (r *Result) Document() (*schedulingresult.Document, error) {
 	a := r.a
 	postFilter := map[string]map[string]string{}
 	if len(a.PostFilter) > 0 {
 		// Upstream keys PostFilter results by the nominated node.
 		postFilter[a.NominatedNode] = a.PostFilter
 	}
-	return []Field{
-		{"prefilter-result-status", false, marshal(a.PreFilter)},
-		{"prefilter-result", true, marshal(a.PreFilterNodes)},
-		{"filter-result", true, a.writeFilter},
-		{"postfilter-result", false, marshal(postFilter)},
-		{"prescore-result", false, marshal(a.PreScore)},
-		{"score-result", true, func(b *bytes.Buffer) error { return a.writeScores(b, false) }},
-		{"finalscore-result", true, func(b *bytes.Buffer) error { return a.writeScores(b, true) }},
-		{"reserve-result", false, marshal(a.Reserve)},
-		{"permit-result", false, marshal(a.Permit)},
-		{"permit-result-timeout", false, marshal(a.PermitTimeout)},
-		{"prebind-result", false, marshal(a.PreBind)},
-		{"bind-result", false, marshal(a.Bind)},
+	summary, err := json.Marshal(r.Summary)
+	if err != nil {
+		return nil, fmt.Errorf("summary: %w", err)
 	}
+	d := &schedulingresult.Document{Namespace: r.Namespace, Name: r.Name, UID: r.UID, Summary: summary,
+		Filter: a.filterTable(), Scores: a.scoreTable()}
+	for _, f := range []struct {
+		name    string
+		perNode bool
+		value   any
+	}{
+		{"prefilter-result-status", false, a.PreFilter},
+		{"prefilter-result", true, a.PreFilterNodes},
+		{"filter-result", true, schedulingresult.KindFilter},
+		{"postfilter-result", false, postFilter},
+		{"prescore-result", false, a.PreScore},
+		{"score-result", true, schedulingresult.KindRawScores},
+		{"finalscore-result", true, schedulingresult.KindFinalScores},
+		{"reserve-result", false, a.Reserve},
+		{"permit-result", false, a.Permit},
+		{"permit-result-timeout", false, a.PermitTimeout},
+		{"prebind-result", false, a.PreBind},
+		{"bind-result", false, a.Bind},
+	} {
+		field := schedulingresult.Field{Name: f.name, PerNode: f.perNode}
+		if kind, ok := f.value.(schedulingresult.Kind); ok {
+			field.Kind = kind
+		} else if field.Value, err = json.Marshal(f.value); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.name, err)
+		}
+		d.Fields = append(d.Fields, field)
+	}
+	return d, nil
 }
 
-func marshal(v any) func(*bytes.Buffer) error {
-	return func(b *bytes.Buffer) error {
-		data, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		b.Write(data)
-		return nil
+// filterTable is filter-result: the filtered nodes, each with the index of
+// its plugins' results among the distinct ones. Most nodes passed every
+// plugin that ran, and the rejected ones mostly share a few reasons: a
+// node's results are worked out once per plugin and reason, not per node.
+func (a *Attempt) filterTable() schedulingresult.FilterTable {
+	t := schedulingresult.FilterTable{Nodes: make([]string, len(a.filtered)), Of: make([]int, len(a.filtered))}
+	type key struct {
+		rejector, reason string
+		// extenders: what filtering extenders said, in order (the rare case).
+		extenders string
 	}
-}
-
-// writeFilter writes {node: {plugin: passed|reason}} without building it.
-// Most nodes pass every plugin: their value is written once and copied.
-func (a *Attempt) writeFilter(b *bytes.Buffer) error {
-	var passed bytes.Buffer
-	passed.WriteByte('{')
-	for k, p := range a.plugins.Filter {
-		if a.ran(k) {
-			if passed.Len() > 1 {
-				passed.WriteByte(',')
-			}
-			writeString(&passed, p)
-			passed.WriteString(`:"` + Passed + `"`)
-		}
-	}
-	passed.WriteByte('}')
-	b.Grow(len(a.filtered) * (passed.Len() + 24))
-	b.WriteByte('{')
+	seen := map[key]int{}
+	var last key
+	var results []schedulingresult.PluginResult
 	for i := range a.filtered {
 		nr := &a.filtered[i]
-		if i > 0 {
-			b.WriteByte(',')
+		t.Nodes[i] = nr.node
+		var k key
+		switch {
+		case nr.status != nil:
+			// Passed the plugins before the rejector, in order.
+			k.rejector, _ = a.filterRejector(nr.status)
+			k.reason = statusText(nr.status)
+		case len(a.extFilters) > 0:
+			var b strings.Builder
+			for j := range a.extFilters {
+				v, next := a.extFilters[j].verdict(nr.node)
+				b.WriteString(v)
+				b.WriteByte(0)
+				if !next {
+					break
+				}
+			}
+			k.extenders = b.String()
 		}
-		writeString(b, nr.node)
-		b.WriteByte(':')
-		if nr.status == nil && len(a.extFilters) == 0 {
-			b.Write(passed.Bytes())
+		if i > 0 && k == last {
+			// Neighbours mostly share their results: no hashing of them.
+			t.Of[i] = t.Of[i-1]
 			continue
 		}
-		b.WriteByte('{')
-		first := true
-		a.eachFilterOf(nr, func(plugin, value string) {
-			if !first {
-				b.WriteByte(',')
-			}
-			first = false
-			writeString(b, plugin)
-			b.WriteByte(':')
-			writeString(b, value)
-		})
-		b.WriteByte('}')
+		last = k
+		v, ok := seen[k]
+		if !ok {
+			results = results[:0]
+			a.eachFilterOf(nr, func(plugin, value string) {
+				results = append(results, schedulingresult.PluginResult{Plugin: plugin, Result: value})
+			})
+			v = len(t.Verdicts)
+			t.Verdicts = append(t.Verdicts, slices.Clone(results))
+			seen[k] = v
+		}
+		t.Of[i] = v
 	}
-	b.WriteByte('}')
-	return nil
+	return t
 }
 
-// writeScores writes {node: {plugin: "score"}}, raw or final.
-func (a *Attempt) writeScores(b *bytes.Buffer, final bool) error {
+// scoreTable is score-result and finalscore-result: the score plugins'
+// columns, then the extenders', which need not have scored every node.
+func (a *Attempt) scoreTable() schedulingresult.ScoreTable {
 	t := &a.table
-	k := len(t.cols)
-	// Each column's key, quoted once: `"Plugin":"`.
-	keys := make([][]byte, k)
-	for j, c := range t.cols {
+	out := schedulingresult.ScoreTable{Nodes: t.nodes, Raw: t.raw, Final: t.final}
+	for _, c := range t.cols {
 		name := "?"
 		if c >= 0 {
 			name = a.plugins.Score[c]
 		}
-		var kb bytes.Buffer
-		writeString(&kb, name)
-		kb.WriteString(`:"`)
-		keys[j] = kb.Bytes()
+		out.Plugins = append(out.Plugins, name)
 	}
-	values := t.raw
-	if final {
-		values = t.final
+	if len(t.extenders) == 0 {
+		return out
 	}
-	b.Grow(len(t.nodes) * (k*24 + 16))
-	b.WriteByte('{')
-	var num [20]byte
+	k, cols := len(t.cols), len(t.cols)+len(t.extenders)
+	out.Raw, out.Final = make([]int64, len(t.nodes)*cols), make([]int64, len(t.nodes)*cols)
+	out.Missing = make([]bool, len(t.nodes)*cols)
+	for _, e := range t.extenders {
+		out.Plugins = append(out.Plugins, e.name)
+	}
 	for i, node := range t.nodes {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeString(b, node)
-		b.WriteString(":{")
-		for j := range k {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(keys[j])
-			b.Write(strconv.AppendInt(num[:0], values[i*k+j], 10))
-			b.WriteByte('"')
-		}
-		comma := k > 0
-		for _, e := range t.extenders {
+		copy(out.Raw[i*cols:], t.raw[i*k:(i+1)*k])
+		copy(out.Final[i*cols:], t.final[i*k:(i+1)*k])
+		for j, e := range t.extenders {
 			s, ok := e.scores[node]
-			if !ok {
-				continue
+			out.Raw[i*cols+k+j], out.Missing[i*cols+k+j] = s, !ok
+			if ok {
+				out.Final[i*cols+k+j] = e.final(s)
 			}
-			if comma {
-				b.WriteByte(',')
-			}
-			comma = true
-			writeString(b, e.name)
-			b.WriteString(`:"`)
-			if final {
-				s = e.final(s)
-			}
-			b.Write(strconv.AppendInt(num[:0], s, 10))
-			b.WriteByte('"')
-		}
-		b.WriteByte('}')
-	}
-	b.WriteByte('}')
-	return nil
-}
-
-// writeString writes s as a JSON string: directly when nothing in it needs
-// escaping (node and plugin names, most reasons), else through encoding/json.
-func writeString(b *bytes.Buffer, s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f || c == '<' || c == '>' || c == '&' {
-			data, _ := json.Marshal(s)
-			b.Write(data)
-			return
 		}
 	}
-	b.WriteByte('"')
-	b.WriteString(s)
-	b.WriteByte('"')
+	return out
 }
 
 // Result renders the attempt. Call it only after the attempt is finished.
@@ -266,10 +238,20 @@ func (a *Attempt) summary() Summary {
 // filterFailures groups the rejected nodes by plugin and reason.
 func (a *Attempt) filterFailures() []FilterFailure {
 	counts := map[FilterFailure]int{}
+	// Neighbours mostly fail alike: counted without hashing their reason.
+	var last FilterFailure
+	run := 0
 	for _, nr := range a.filtered {
 		if nr.status != nil {
 			p, _ := a.filterRejector(nr.status)
-			counts[FilterFailure{Plugin: p, Reason: statusText(nr.status)}]++
+			if f := (FilterFailure{Plugin: p, Reason: statusText(nr.status)}); f == last {
+				run++
+			} else {
+				if run > 0 {
+					counts[last] += run
+				}
+				last, run = f, 1
+			}
 			continue
 		}
 		for i := range a.extFilters {
@@ -279,6 +261,9 @@ func (a *Attempt) filterFailures() []FilterFailure {
 				break
 			}
 		}
+	}
+	if run > 0 {
+		counts[last] += run
 	}
 	out := make([]FilterFailure, 0, len(counts))
 	for k, n := range counts {

@@ -17,12 +17,11 @@ limitations under the License.
 package sink
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"sync"
 
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/recorder"
+	"sigs.k8s.io/simulator-apiserver/pkg/schedulingresult"
 )
 
 // Annotation keys. The upstream ones are kube-scheduler-simulator's, so that
@@ -45,75 +44,71 @@ const (
 	maxHistory    = 5
 )
 
-// rendered is an attempt's result as JSON: the full document, each field
-// encoded once into it, and the annotations taking their values from it.
+// rendered is an attempt's result: its Document, encoded for the Store,
+// and the annotations' values, each field's JSON.
 type rendered struct {
-	res    *recorder.Result
-	fields []recorder.Field
-	// doc is the full result, as the simulator's API serves it; values
-	// are the fields' JSON inside it.
-	doc     *bytes.Buffer
-	values  map[string][]byte
-	summary []byte
+	res *recorder.Result
+	doc *schedulingresult.Document
+	// encoded is the Document as the Store keeps it; valid until release.
+	encoded *[]byte
+	// values are the fields' JSON by name: the per-node ones only when
+	// they fit in perNodeBudget (perNodeFit).
+	values     map[string][]byte
+	perNodeFit bool
 }
 
-// docBuffers are documents' buffers, reused: a document at 5,000 nodes
-// takes hundreds of KiB, and growing one for every attempt costs more
-// than writing it.
-var docBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// encodeBuffers are the Documents' encodings, reused: at 5,000 nodes one
+// takes tens of KiB.
+var encodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 func render(res *recorder.Result) (*rendered, error) {
-	r := &rendered{res: res, fields: res.Fields(), values: make(map[string][]byte, 16)}
-	var err error
-	if r.summary, err = json.Marshal(res.Summary); err != nil {
-		return nil, err
-	}
-	meta, err := json.Marshal(map[string]string{"namespace": res.Namespace, "name": res.Name, "uid": res.UID})
+	doc, err := res.Document()
 	if err != nil {
 		return nil, err
 	}
-	b := docBuffers.Get().(*bytes.Buffer)
-	b.Reset()
-	r.doc = b
-	b.Write(meta[:len(meta)-1])
-	b.WriteString(`,"summary":`)
-	b.Write(r.summary)
-	offsets := make([][2]int, len(r.fields))
-	for i, f := range r.fields {
-		b.WriteString(`,"`)
-		b.WriteString(f.Name) // annotation names need no escaping
-		b.WriteString(`":`)
-		start := b.Len()
-		if err := f.Write(b); err != nil {
-			r.release()
-			return nil, fmt.Errorf("%s: %w", f.Name, err)
-		}
-		if string(b.Bytes()[start:]) == "null" {
-			b.Truncate(start)
-			b.WriteString("{}")
-		}
-		offsets[i] = [2]int{start, b.Len()}
+	r := &rendered{res: res, doc: doc, values: make(map[string][]byte, len(doc.Fields)), encoded: encodeBuffers.Get().(*[]byte)}
+	if *r.encoded, err = doc.AppendBinary((*r.encoded)[:0]); err != nil {
+		r.release()
+		return nil, err
 	}
-	b.WriteByte('}')
-	// Only now, the buffer no longer growing, do slices of it stay valid.
-	for i, f := range r.fields {
-		r.values[f.Name] = b.Bytes()[offsets[i][0]:offsets[i][1]]
+	// The per-node fields are rendered for the Pod only when they may fit:
+	// at thousands of nodes they do not, and rendering them took more
+	// than the rest of recording (README, Scheduling).
+	size := 0
+	for i := range doc.Fields {
+		if f := &doc.Fields[i]; f.PerNode {
+			size += doc.MinFieldSize(f)
+		}
 	}
+	r.perNodeFit = size <= perNodeBudget
+	size = 0
+	for i := range doc.Fields {
+		f := &doc.Fields[i]
+		if f.PerNode && !r.perNodeFit {
+			continue
+		}
+		v := doc.AppendField(nil, f)
+		r.values[f.Name] = v
+		if f.PerNode {
+			size += len(v)
+		}
+	}
+	r.perNodeFit = r.perNodeFit && size <= perNodeBudget
 	return r, nil
 }
 
-// document is the full result, as the simulator's API serves it. It is
-// valid until release.
+// document is the Document encoded, as the Store keeps it. It is valid
+// until release.
 func (r *rendered) document() []byte {
-	return r.doc.Bytes()
+	return *r.encoded
 }
 
-// release hands the document's buffer back; r is unusable after.
+// release hands the encoding's buffer back; r is unusable after.
 func (r *rendered) release() {
-	if r.doc != nil && r.doc.Cap() <= 16<<20 {
-		docBuffers.Put(r.doc)
+	if r.encoded != nil && cap(*r.encoded) <= 16<<20 {
+		encodeBuffers.Put(r.encoded)
 	}
-	r.doc, r.values = nil, nil
+	r.encoded, r.values = nil, nil
 }
 
 // annotations is the merge patch of the Pod's annotations, given the
@@ -126,15 +121,9 @@ func (r *rendered) release() {
 // (1.9 KB less of a 5.5 KB Pod bound at 5,000 nodes).
 func (r *rendered) annotations(prev map[string]string) (map[string]*string, error) {
 	out := map[string]*string{}
-	size := 0
-	for _, f := range r.fields {
-		if f.PerNode {
-			size += len(r.values[f.Name])
-		}
-	}
-	for _, f := range r.fields {
+	for _, f := range r.doc.Fields {
 		k := UpstreamPrefix + f.Name
-		if f.PerNode && size > perNodeBudget {
+		if f.PerNode && !r.perNodeFit {
 			out[k] = nil
 			continue
 		}
@@ -147,7 +136,7 @@ func (r *rendered) annotations(prev map[string]string) (map[string]*string, erro
 	} else {
 		out[SelectedNode] = nil
 	}
-	summary := string(r.summary)
+	summary := string(r.doc.Summary)
 	out[SummaryAnnotation] = &summary
 
 	var history []map[string]string
@@ -192,7 +181,7 @@ func (r *rendered) previous(prev map[string]string) map[string]string {
 	if node, ok := prev[SelectedNode]; ok {
 		entry[SelectedNode] = node
 	}
-	for _, f := range r.fields {
+	for _, f := range r.doc.Fields {
 		if f.PerNode {
 			continue
 		}

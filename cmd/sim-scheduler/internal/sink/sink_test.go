@@ -17,6 +17,7 @@ limitations under the License.
 package sink
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -38,6 +39,7 @@ import (
 	"k8s.io/client-go/tools/events"
 
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/recorder"
+	"sigs.k8s.io/simulator-apiserver/pkg/schedulingresult"
 )
 
 var scorePlugins = []string{"ImageLocality", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread", "TaintToleration", "VolumeBinding"}
@@ -501,8 +503,17 @@ func TestBindingAnnotations(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Binding annotations (-patch +binding):\n%s", diff)
 	}
-	if doc, ok := storedResult(t, dir, "default", "web-1"); !ok || !json.Valid([]byte(doc)) {
-		t.Errorf("full result not stored: found %v, %d bytes of JSON %v", ok, len(doc), json.Valid([]byte(doc)))
+	stored, ok := storedResult(t, dir, "default", "web-1")
+	var doc schedulingresult.Document
+	if err := doc.UnmarshalBinary([]byte(stored)); !ok || err != nil {
+		t.Fatalf("full result not stored: found %v, %d bytes: %v", ok, len(stored), err)
+	}
+	full, err := a.Result().Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := doc.AppendJSON(nil), full.AppendJSON(nil); !bytes.Equal(got, want) || !json.Valid(got) {
+		t.Errorf("stored result renders %d bytes (valid JSON: %v), the attempt %d", len(got), json.Valid(got), len(want))
 	}
 
 	pod.Annotations = map[string]string{UpstreamPrefix + "filter-result": "{}"}

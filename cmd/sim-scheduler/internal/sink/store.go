@@ -31,9 +31,10 @@ import (
 )
 
 // Store keeps the full result of each Pod's attempts in segment files, which
-// the simulator's HTTP API serves (pkg/simulator/server reads this layout):
+// the simulator's HTTP API serves (pkg/simulator/server reads this layout,
+// and renders a document as JSON when asked for it):
 //
-//	<dir>/<seq>.log  the results' documents, one after another
+//	<dir>/<seq>.log  the results' documents (schedulingresult.Document, encoded), one after another
 //	<dir>/<seq>.idx  a line per document: "<namespace>/<name> <offset> <length>\n"
 //
 // <seq> is a zero-padded decimal, so that names sort as numbers. A Pod's
