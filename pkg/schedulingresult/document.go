@@ -30,6 +30,7 @@ package schedulingresult
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 )
 
@@ -101,13 +102,7 @@ type Document struct {
 // AppendJSON appends the document as the simulator serves it:
 // {"name", "namespace", "uid", "summary", then each field by its name}.
 func (d *Document) AppendJSON(b []byte) []byte {
-	b = append(b, `{"name":`...)
-	b = appendString(b, d.Name)
-	b = append(b, `,"namespace":`...)
-	b = appendString(b, d.Namespace)
-	b = append(b, `,"uid":`...)
-	b = appendString(b, d.UID)
-	b = append(b, `,"summary":`...)
+	b = d.appendHead(b)
 	b = appendRaw(b, d.Summary)
 	for i := range d.Fields {
 		b = append(b, ',')
@@ -116,6 +111,17 @@ func (d *Document) AppendJSON(b []byte) []byte {
 		b = d.AppendField(b, &d.Fields[i])
 	}
 	return append(b, '}')
+}
+
+// appendHead appends the document's JSON up to its summary.
+func (d *Document) appendHead(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendString(b, d.Name)
+	b = append(b, `,"namespace":`...)
+	b = appendString(b, d.Namespace)
+	b = append(b, `,"uid":`...)
+	b = appendString(b, d.UID)
+	return append(b, `,"summary":`...)
 }
 
 // AppendField appends the JSON of f, a field of d.
@@ -132,12 +138,11 @@ func (d *Document) AppendField(b []byte, f *Field) []byte {
 	}
 }
 
-// MinFieldSize is at most the length of f's JSON (equal to it for all but
-// the scores when no name needs escaping); it costs a pass over the
-// names, not a rendering.
-// The scheduler puts the per-node fields on the Pod only while they fit in
-// a budget: above it, it need not render them.
-func (d *Document) MinFieldSize(f *Field) int {
+// FieldSize is the length of f's JSON when no string in it needs escaping,
+// and at most that length otherwise; it costs a pass over the table, not a
+// rendering. The scheduler puts the per-node fields on the Pod only while
+// they fit in a budget: above it, it need not render them.
+func (d *Document) FieldSize(f *Field) int {
 	switch f.Kind {
 	case KindFilter:
 		t := &d.Filter
@@ -147,24 +152,59 @@ func (d *Document) MinFieldSize(f *Field) int {
 		}
 		n := 2 + max(len(t.Nodes)-1, 0)
 		for i, node := range t.Nodes {
-			n += len(node) + 3 + verdicts[t.Of[i]]
+			n += len(node) + 3 + verdicts[t.Of[i]] // "node":verdict
 		}
 		return n
 	case KindRawScores, KindFinalScores:
 		t := &d.Scores
+		values := t.Raw
+		if f.Kind == KindFinalScores {
+			values = t.Final
+		}
+		k := len(t.Plugins)
 		n := 2 + max(len(t.Nodes)-1, 0)
 		for i, node := range t.Nodes {
 			n += len(node) + 5 // "node":{}
+			present := 0
 			for j, p := range t.Plugins {
-				if !t.missing(i*len(t.Plugins) + j) {
-					n += len(p) + 6 // "plugin":"0",
+				if !t.missing(i*k + j) {
+					n += len(p) + 5 + digits(values[i*k+j]) // "plugin":"score"
+					present++
 				}
 			}
+			n += max(present-1, 0)
 		}
 		return n
 	default:
 		return len(appendRaw(nil, f.Value))
 	}
+}
+
+// Size is the length of d's JSON when no string in it needs escaping, and
+// at most that length otherwise: a record that would render to more than
+// the simulator can hold is refused before it is rendered.
+func (d *Document) Size() int {
+	n := len(d.appendHead(nil)) + len(appendRaw(nil, d.Summary)) + 1
+	for i := range d.Fields {
+		f := &d.Fields[i]
+		n += 1 + len(appendString(nil, f.Name)) + 1 + d.FieldSize(f)
+	}
+	return n
+}
+
+func digits(v int64) int {
+	n := 1
+	if v < 0 {
+		n++
+		if v == math.MinInt64 {
+			return 20
+		}
+		v = -v
+	}
+	for ; v >= 10; v /= 10 {
+		n++
+	}
+	return n
 }
 
 func (t *FilterTable) appendJSON(b []byte) []byte {

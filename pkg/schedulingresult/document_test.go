@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"testing"
@@ -125,21 +126,23 @@ func TestAppendBinaryChecksTables(t *testing.T) {
 	}
 }
 
-func TestMinFieldSize(t *testing.T) {
+func TestSize(t *testing.T) {
 	plain := doc()
+	plain.Name = "web-1"
 	plain.Filter.Nodes[2], plain.Scores.Nodes[1] = "node-b", "node-b"
 	plain.Filter.Verdicts[1][0].Result = "Insufficient cpu"
+	plain.Scores.Raw[0], plain.Scores.Final[1] = math.MinInt64, math.MaxInt64
 	for name, d := range map[string]*Document{"escaped names": doc(), "plain names": plain} {
 		for i := range d.Fields {
 			f := &d.Fields[i]
-			size, minSize := len(d.AppendField(nil, f)), d.MinFieldSize(f)
-			if minSize > size {
-				t.Errorf("%s: %s: MinFieldSize %d above its size %d", name, f.Name, minSize, size)
+			size, got := len(d.AppendField(nil, f)), d.FieldSize(f)
+			if got > size || name == "plain names" && got != size {
+				t.Errorf("%s: %s: FieldSize %d, its JSON %d bytes", name, f.Name, got, size)
 			}
-			scores := f.Kind == KindRawScores || f.Kind == KindFinalScores
-			if name == "plain names" && !scores && minSize != size {
-				t.Errorf("%s: %s: MinFieldSize %d, size %d", name, f.Name, minSize, size)
-			}
+		}
+		size, got := len(d.AppendJSON(nil)), d.Size()
+		if got > size || name == "plain names" && got != size {
+			t.Errorf("%s: Size %d, its JSON %d bytes", name, got, size)
 		}
 	}
 }
@@ -161,6 +164,9 @@ func FuzzUnmarshalBinary(f *testing.F) {
 			return
 		}
 		out := d.AppendJSON(nil)
+		if d.Size() > len(out) {
+			t.Fatalf("Size %d above the JSON's %d bytes", d.Size(), len(out))
+		}
 		valid := json.Valid(d.Summary)
 		for _, f := range d.Fields {
 			valid = valid && (len(f.Value) == 0 || json.Valid(f.Value))

@@ -69,11 +69,21 @@ func TestSchedulingResults(t *testing.T) {
 	db, dbJSON := result(t, "default", "db", 1)
 	otherWeb, otherWebJSON := result(t, "other", "web", 1)
 	cache, cacheJSON := result(t, "default", "cache", 1)
+	// 1 MB of reasons rendered for each of 70 nodes.
+	amplified := &schedulingresult.Document{Summary: []byte("{}"),
+		Fields: []schedulingresult.Field{{Name: "filter-result", Kind: schedulingresult.KindFilter}},
+		Filter: schedulingresult.FilterTable{Nodes: make([]string, 70), Of: make([]int, 70),
+			Verdicts: [][]schedulingresult.PluginResult{{{Plugin: "p", Result: strings.Repeat("x", 1<<20)}}}}}
+	amplifiedData, err := amplified.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	writeSegment(t, dir, 1, "",
 		"default/web", web1,
 		"default/db", db,
 		"other/web", otherWeb,
-		"default/planted", "{}")
+		"default/planted", "{}",
+		"default/amplified", string(amplifiedData))
 	writeSegment(t, dir, 2, "",
 		"default/web", web2,
 		"default/web", web3)
@@ -96,6 +106,7 @@ func TestSchedulingResults(t *testing.T) {
 		{PathSchedulingResults + "/default/cache", http.StatusOK, cacheJSON},
 		// A record that is no result fails alone; the others are served.
 		{PathSchedulingResults + "/default/planted", http.StatusInternalServerError, "malformed scheduling result"},
+		{PathSchedulingResults + "/default/amplified", http.StatusInternalServerError, "more than 67108864"},
 		{PathSchedulingResults + "/default/we", http.StatusNotFound, "no scheduling result for pod default/we"},
 		{PathSchedulingResults + "/Default/web", http.StatusBadRequest, "namespace"},
 		{PathSchedulingResults + "/default/..%2Fsecret", http.StatusBadRequest, "name"},

@@ -76,8 +76,8 @@ func render(res *recorder.Result) (*rendered, error) {
 	// than the rest of recording (README, Scheduling).
 	size := 0
 	for i := range doc.Fields {
-		if f := &doc.Fields[i]; f.PerNode {
-			size += doc.MinFieldSize(f)
+		if f := &doc.Fields[i]; f.PerNode && size <= perNodeBudget {
+			size += doc.FieldSize(f)
 		}
 	}
 	r.perNodeFit = size <= perNodeBudget
