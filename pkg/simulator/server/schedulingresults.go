@@ -43,8 +43,10 @@ import (
 // their size; the Pod carries only what fits in its annotations.
 const PathSchedulingResults = "/api/v1/schedulingresults"
 
-// maxResultJSON bounds the JSON of one result that the simulator renders:
-// 150 times what a Pod's result at 5,000 nodes takes (~0.4 MB).
+// maxResultJSON bounds the JSON of one result that the simulator renders,
+// and so what it reads of one (a result's JSON takes more bytes than its
+// encoding, scores that an extender did not give aside): 150
+// times what a Pod's result at 5,000 nodes takes (~0.4 MB).
 const maxResultJSON = 64 << 20
 
 func (s *server) getSchedulingResult(w http.ResponseWriter, r *http.Request) {
@@ -68,6 +70,13 @@ func (s *server) getSchedulingResult(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err)
+		return
+	}
+	if doc.Size() > maxResultJSON {
+		// Its JSON would be larger still: refused before it is read.
+		_ = f.Close()
+		writeError(w, http.StatusInternalServerError, fmt.Errorf("the scheduling result of pod %s/%s: %w: %d bytes stored, more than %d",
+			namespace, name, schedulingresult.ErrMalformed, doc.Size(), maxResultJSON))
 		return
 	}
 	data, err := io.ReadAll(doc)

@@ -90,6 +90,12 @@ func TestSchedulingResults(t *testing.T) {
 	// The newest segment, its last line half written: its document is not
 	// whole yet.
 	writeSegment(t, dir, 3, "default/web 0 1", "default/cache", cache)
+	// An oldest segment with a record past what the simulator reads (a
+	// sparse file: nothing is written).
+	writeSegment(t, dir, 0, fmt.Sprintf("default/huge 0 %d\n", maxResultJSON+1))
+	if err := os.Truncate(filepath.Join(dir, fmt.Sprintf("%016d.log", 0)), maxResultJSON+1); err != nil {
+		t.Fatal(err)
+	}
 	// A file outside the directory that a path trick would reach.
 	if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "secret.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
@@ -106,7 +112,8 @@ func TestSchedulingResults(t *testing.T) {
 		{PathSchedulingResults + "/default/cache", http.StatusOK, cacheJSON},
 		// A record that is no result fails alone; the others are served.
 		{PathSchedulingResults + "/default/planted", http.StatusInternalServerError, "malformed scheduling result"},
-		{PathSchedulingResults + "/default/amplified", http.StatusInternalServerError, "more than 67108864"},
+		{PathSchedulingResults + "/default/amplified", http.StatusInternalServerError, "bytes of JSON, more than 67108864"},
+		{PathSchedulingResults + "/default/huge", http.StatusInternalServerError, "67108865 bytes stored, more than 67108864"},
 		{PathSchedulingResults + "/default/we", http.StatusNotFound, "no scheduling result for pod default/we"},
 		{PathSchedulingResults + "/Default/web", http.StatusBadRequest, "namespace"},
 		{PathSchedulingResults + "/default/..%2Fsecret", http.StatusBadRequest, "name"},
