@@ -281,24 +281,16 @@ func (r *reader) byte() byte {
 	return 0
 }
 
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.data[r.pos:])
-	if n <= 0 {
-		r.fail("bad uvarint")
-		return 0
-	}
-	r.pos += n
-	return v
-}
+func (r *reader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
 
-func (r *reader) varint() int64 {
+func (r *reader) varint() int64 { return readVarint(r, binary.Varint) }
+
+// readVarint reads one varint that decode (binary.Uvarint or Varint) takes.
+func readVarint[T uint64 | int64](r *reader, decode func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.data[r.pos:])
+	v, n := decode(r.data[r.pos:])
 	if n <= 0 {
 		r.fail("bad varint")
 		return 0
