@@ -50,9 +50,10 @@ kube::codegen::gen_client \
     --boilerplate "${BOILERPLATE}" \
     "${SCRIPT_ROOT}/pkg/apis"
 
-# The bootstrap RBAC policy the simulator stores into a new simulator's etcd
-# (pkg/simulator/rbacseed): kube-apiserver's own, from the k8s.io/kubernetes
-# in hack/tools/go.mod that hack/build-tools.sh builds kube-apiserver from.
-POLICY="${SCRIPT_ROOT}/pkg/simulator/rbacseed/zz_generated.bootstrap_policy.json"
-(cd "${SCRIPT_ROOT}/hack/tools" && go run ./bootstrappolicy) >"${POLICY}.tmp"
+# The bootstrap RBAC policy and system PriorityClasses the simulator stores
+# into a new simulator's etcd (pkg/simulator/bootstrapseed): kube-apiserver's
+# own, from the k8s.io/kubernetes in hack/tools/go.mod that
+# hack/build-tools.sh builds kube-apiserver from.
+POLICY="${SCRIPT_ROOT}/pkg/simulator/bootstrapseed/zz_generated.bootstrap_objects.json"
+(cd "${SCRIPT_ROOT}/hack/tools" && go run ./bootstrapobjects) >"${POLICY}.tmp"
 mv "${POLICY}.tmp" "${POLICY}"

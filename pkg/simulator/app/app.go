@@ -29,6 +29,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -38,11 +39,11 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/klog/v2"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/bootstrapseed"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/controlplane"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/etcdhttp"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/etcdprobe"
-	"sigs.k8s.io/simulator-apiserver/pkg/simulator/rbacseed"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/reset"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/sandbox"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/schedconfig"
@@ -121,8 +122,17 @@ func Run(ctx context.Context, o *config.Options) error {
 		return fmt.Errorf("reading the CA: %w", err)
 	}
 	caClient := server.CAClient(caPool)
-	// Asked by many (see server.Shared): at most ten times a second.
-	apiReady := server.Shared(server.RESTCheck(controlplane.KubeAPIServer, "/readyz", probeClient.Discovery().RESTClient()), 100*time.Millisecond)
+	// Asked by many (see server.Shared): at most ten times a second. Once
+	// the seed has written everything the bootstrap hooks would create,
+	// their checks are left out: each sleeps a second before its first
+	// look (issue 13, create → Available), and finds nothing to add.
+	var seeded atomic.Bool
+	apiReady := server.Shared(server.ReadyzCheck(controlplane.KubeAPIServer, probeClient.Discovery().RESTClient(), func() []string {
+		if seeded.Load() {
+			return bootstrapseed.Hooks
+		}
+		return nil
+	}), 100*time.Millisecond)
 	schedulerHealthy := server.HealthCheck(controlplane.KubeScheduler,
 		"https://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(o.SchedulerPort))+"/healthz", caClient)
 	// kwok and kube-controller-manager start once kube-apiserver is ready:
@@ -223,7 +233,11 @@ func Run(ctx context.Context, o *config.Options) error {
 	}
 	defer stopChildren()
 	serverDone.Go(func() { apiserver.Run(serverCtx) })
-	go seedBootstrapPolicy(ctx, o)
+	go func() {
+		if seedBootstrapObjects(ctx, o).Complete() {
+			seeded.Store(true)
+		}
+	}()
 	for _, c := range []*supervisor.Process{scheduler, kwok, controllers} {
 		clientsDone.Go(func() { c.Run(clientsCtx) })
 	}
@@ -274,27 +288,28 @@ func checkCredentials(o *config.Options) error {
 	return errors.Join(errs...)
 }
 
-// seedBootstrapPolicy stores kube-apiserver's bootstrap RBAC policy into
-// its etcd while it starts (see rbacseed). Past seedWindow its post-start
-// hook has done the work itself; a simulator that cannot seed starts as
-// without.
-func seedBootstrapPolicy(ctx context.Context, o *config.Options) {
+// seedBootstrapObjects stores what kube-apiserver's bootstrap hooks create
+// into its etcd while it starts (see bootstrapseed). Past seedWindow the
+// hooks have done the work themselves; a simulator that cannot seed starts
+// as without, its readiness waiting for the hooks.
+func seedBootstrapObjects(ctx context.Context, o *config.Options) bootstrapseed.Result {
 	logger := klog.FromContext(ctx)
 	client, err := etcdhttp.NewClient(o)
 	if err != nil {
-		logger.Info("Not seeding the bootstrap RBAC policy", "err", err)
-		return
+		logger.Info("Not seeding the bootstrap objects", "err", err)
+		return bootstrapseed.Result{}
 	}
 	defer client.Close()
 	ctx, cancel := context.WithTimeout(ctx, seedWindow)
 	defer cancel()
 	start := time.Now()
-	n, err := rbacseed.Seed(ctx, client, o.EtcdPrefix)
+	r, err := bootstrapseed.Seed(ctx, client, o.EtcdPrefix)
 	if err != nil {
-		logger.Info("Not seeding the bootstrap RBAC policy", "objects", n, "err", err)
-		return
+		logger.Info("Not seeding the bootstrap objects", "objects", r.Written, "err", err)
+		return r
 	}
-	logger.V(2).Info("Seeded the bootstrap RBAC policy", "objects", n, "duration", time.Since(start))
+	logger.V(2).Info("Seeded the bootstrap objects", "objects", r.Written, "of", r.Total, "duration", time.Since(start))
+	return r
 }
 
 // seedWindow bounds the seeding: kube-apiserver's hook starts a second

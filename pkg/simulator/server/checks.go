@@ -50,17 +50,22 @@ func HealthCheck(name, url string, client *http.Client) Check {
 	}}
 }
 
-// RESTCheck is a Check that GETs path through a client-go REST client
-// (kube-apiserver's /readyz with the admin certificate) and wants 200 "ok".
-func RESTCheck(name, path string, client rest.Interface) Check {
+// ReadyzCheck is a Check that GETs kube-apiserver's /readyz through a
+// client-go REST client (the admin certificate) and wants 200 "ok", leaving
+// out the checks that exclude returns at the time of each call.
+func ReadyzCheck(name string, client rest.Interface, exclude func() []string) Check {
 	return Check{Name: name, Check: func(ctx context.Context) error {
+		req := client.Get().AbsPath("/readyz")
+		for _, check := range exclude() {
+			req = req.Param("exclude", check)
+		}
 		var status int
-		body, err := client.Get().AbsPath(path).Do(ctx).StatusCode(&status).Raw()
+		body, err := req.Do(ctx).StatusCode(&status).Raw()
 		if err != nil {
 			return err
 		}
 		if status != http.StatusOK || strings.TrimSpace(string(body)) != "ok" {
-			return fmt.Errorf("%s answered %d: %s", path, status, strings.TrimSpace(string(body)))
+			return fmt.Errorf("/readyz answered %d: %s", status, strings.TrimSpace(string(body)))
 		}
 		return nil
 	}}

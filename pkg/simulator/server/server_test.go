@@ -19,9 +19,11 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -241,9 +243,11 @@ func TestCORS(t *testing.T) {
 	}
 }
 
-func TestRESTCheck(t *testing.T) {
+func TestReadyzCheck(t *testing.T) {
+	hooks := []string{"poststarthook/rbac/bootstrap-roles", "poststarthook/scheduling/bootstrap-system-priority-classes"}
 	tests := []struct {
 		name    string
+		exclude []string
 		status  int
 		body    string
 		wantErr bool
@@ -251,12 +255,20 @@ func TestRESTCheck(t *testing.T) {
 		{name: "ok", status: http.StatusOK, body: "ok"},
 		{name: "not ready", status: http.StatusInternalServerError, body: "[-]poststarthook/rbac/bootstrap-roles failed", wantErr: true},
 		{name: "200 without ok", status: http.StatusOK, body: "something else", wantErr: true},
+		{name: "hooks left out", exclude: hooks, status: http.StatusOK, body: "ok"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.URL.Path != "/readyz" {
 					http.NotFound(w, r)
+					return
+				}
+				// kube-apiserver fails a check it is told to leave out
+				// that it does not have; here: exactly the ones asked.
+				if got := r.URL.Query()["exclude"]; !slices.Equal(got, tc.exclude) {
+					w.WriteHeader(http.StatusBadRequest)
+					_, _ = fmt.Fprintf(w, "exclude %q, want %q", got, tc.exclude)
 					return
 				}
 				w.WriteHeader(tc.status)
@@ -267,7 +279,7 @@ func TestRESTCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = RESTCheck("kube-apiserver", "/readyz", client.Discovery().RESTClient()).Check(context.Background())
+			err = ReadyzCheck("kube-apiserver", client.Discovery().RESTClient(), func() []string { return tc.exclude }).Check(context.Background())
 			if (err != nil) != tc.wantErr {
 				t.Errorf("error = %v, want error: %v", err, tc.wantErr)
 			}

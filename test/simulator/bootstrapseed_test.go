@@ -23,27 +23,30 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 
-	"sigs.k8s.io/simulator-apiserver/pkg/simulator/rbacseed"
+	"sigs.k8s.io/simulator-apiserver/pkg/simulator/bootstrapseed"
 )
 
-// hookManager is the field manager of what kube-apiserver's
-// rbac/bootstrap-roles hook writes (its loopback client's user agent).
+// hookManager is the field manager of what kube-apiserver's bootstrap
+// hooks write (their loopback client's user agent).
 const hookManager = "kube-apiserver"
 
-// TestBootstrapPolicySeeded: a new simulator's etcd gets the bootstrap RBAC
-// policy from the simulator (rbacseed), in the encoding kube-apiserver
-// reads, complete enough that kube-apiserver's hook writes none of it; and
-// a prefix that already holds some of it is not written to: the hook
-// creates the rest, as without a seed.
-func TestBootstrapPolicySeeded(t *testing.T) {
+// TestBootstrapObjectsSeeded: a new simulator's etcd gets the bootstrap RBAC
+// policy and system PriorityClasses from the simulator (bootstrapseed), in
+// the encoding kube-apiserver reads, complete enough that kube-apiserver's
+// hooks write none of it, and all served once the simulator is ready,
+// which then does not wait for the hooks; and a prefix that already holds
+// some of it is not written to: the hooks create the rest, as without a
+// seed, before the simulator is ready.
+func TestBootstrapObjectsSeeded(t *testing.T) {
 	bins := binDir(t)
 	etcdURL := startEtcd(t, bins, t.TempDir())
-	objs, err := rbacseed.Objects()
+	objs, err := bootstrapseed.Objects()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +57,8 @@ func TestBootstrapPolicySeeded(t *testing.T) {
 		sim.waitReady(t, 2*time.Minute)
 		written := 0
 		for _, obj := range objs {
-			got := getRBAC(t, sim.client(t), obj)
-			if !sameRBAC(obj, got) {
+			got := getBootstrapObject(t, sim.client(t), obj)
+			if !sameBootstrapObject(obj, got) {
 				t.Errorf("%s: served %+v, want the policy's %+v", describe(obj), got, obj)
 			}
 			if managedBy(got, hookManager) {
@@ -71,7 +74,7 @@ func TestBootstrapPolicySeeded(t *testing.T) {
 		const prefix = "/simulators/test/restarted/uid-2"
 		// One object of each batch is there already, as after a restart
 		// that lost the rest (no batch can be written).
-		kvs, err := rbacseed.Encode(objs, prefix, time.Now())
+		kvs, err := bootstrapseed.Encode(objs, prefix, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,8 +99,8 @@ func TestBootstrapPolicySeeded(t *testing.T) {
 		c := sim.client(t)
 		byHook := 0
 		for i, obj := range objs {
-			got := getRBAC(t, c, obj)
-			if !sameRBAC(obj, got) {
+			got := getBootstrapObject(t, c, obj)
+			if !sameBootstrapObject(obj, got) {
 				t.Errorf("%s: served %+v, want the policy's %+v", describe(obj), got, obj)
 			}
 			switch hook := managedBy(got, hookManager); {
@@ -118,7 +121,7 @@ func describe(obj runtime.Object) string {
 	return obj.GetObjectKind().GroupVersionKind().Kind + " " + m.GetNamespace() + "/" + m.GetName()
 }
 
-func getRBAC(t *testing.T, c kubernetes.Interface, obj runtime.Object) runtime.Object {
+func getBootstrapObject(t *testing.T, c kubernetes.Interface, obj runtime.Object) runtime.Object {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -134,8 +137,10 @@ func getRBAC(t *testing.T, c kubernetes.Interface, obj runtime.Object) runtime.O
 		got, err = c.RbacV1().Roles(m.GetNamespace()).Get(ctx, m.GetName(), metav1.GetOptions{})
 	case *rbacv1.RoleBinding:
 		got, err = c.RbacV1().RoleBindings(m.GetNamespace()).Get(ctx, m.GetName(), metav1.GetOptions{})
+	case *schedulingv1.PriorityClass:
+		got, err = c.SchedulingV1().PriorityClasses().Get(ctx, m.GetName(), metav1.GetOptions{})
 	default:
-		t.Fatalf("%T in the bootstrap policy", obj)
+		t.Fatalf("%T in the bootstrap objects", obj)
 	}
 	if err != nil {
 		t.Fatalf("%s: %v", describe(obj), err)
@@ -143,9 +148,10 @@ func getRBAC(t *testing.T, c kubernetes.Interface, obj runtime.Object) runtime.O
 	return got
 }
 
-// sameRBAC: got grants what want does. An aggregated ClusterRole's rules
-// are kube-controller-manager's to fill: only its aggregation rule counts.
-func sameRBAC(want, got runtime.Object) bool {
+// sameBootstrapObject: got grants, or ranks Pods, as want does. An
+// aggregated ClusterRole's rules are kube-controller-manager's to fill:
+// only its aggregation rule counts.
+func sameBootstrapObject(want, got runtime.Object) bool {
 	wm, gm := want.(metav1.Object), got.(metav1.Object)
 	if !equality.Semantic.DeepEqual(wm.GetLabels(), gm.GetLabels()) || !equality.Semantic.DeepEqual(wm.GetAnnotations(), gm.GetAnnotations()) {
 		return false
@@ -165,6 +171,10 @@ func sameRBAC(want, got runtime.Object) bool {
 	case *rbacv1.RoleBinding:
 		g := got.(*rbacv1.RoleBinding)
 		return equality.Semantic.DeepEqual(w.RoleRef, g.RoleRef) && equality.Semantic.DeepEqual(w.Subjects, g.Subjects)
+	case *schedulingv1.PriorityClass:
+		g := got.(*schedulingv1.PriorityClass)
+		return w.Value == g.Value && w.GlobalDefault == g.GlobalDefault && w.Description == g.Description &&
+			equality.Semantic.DeepEqual(w.PreemptionPolicy, g.PreemptionPolicy)
 	}
 	return false
 }

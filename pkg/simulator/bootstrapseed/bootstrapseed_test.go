@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package rbacseed
+package bootstrapseed
 
 import (
 	"bytes"
@@ -24,6 +24,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/types"
@@ -40,9 +41,9 @@ func TestObjects(t *testing.T) {
 	}
 	// What kube-apiserver's hook needs for a cluster to work at all: a
 	// generated file that lost a kind would still decode.
-	for _, kind := range []string{"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"} {
+	for _, kind := range []string{"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "PriorityClass"} {
 		if kinds[kind] == 0 {
-			t.Errorf("no %s in the bootstrap policy (%v)", kind, kinds)
+			t.Errorf("no %s in the bootstrap objects (%v)", kind, kinds)
 		}
 	}
 	names := map[string]bool{}
@@ -50,15 +51,16 @@ func TestObjects(t *testing.T) {
 		m := o.(metav1.Object)
 		names[m.GetName()] = true
 	}
-	for _, want := range []string{"cluster-admin", "system:kube-scheduler", "system:controller:replicaset-controller", "system:controller:bootstrap-signer"} {
+	for _, want := range []string{"cluster-admin", "system:kube-scheduler", "system:controller:replicaset-controller", "system:controller:bootstrap-signer",
+		"system-node-critical", "system-cluster-critical"} {
 		if !names[want] {
-			t.Errorf("%s is not in the bootstrap policy", want)
+			t.Errorf("%s is not in the bootstrap objects", want)
 		}
 	}
 }
 
 // TestEncode: the keys are kube-apiserver's, the values decode (as
-// kube-apiserver's storage codec decodes them) to the policy's objects
+// kube-apiserver's storage codec decodes them) to the hooks' objects
 // with a UID and creation time each.
 func TestEncode(t *testing.T) {
 	objs, err := Objects()
@@ -88,7 +90,7 @@ func TestEncode(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", kv.Key, err)
 		}
-		if gvk.GroupVersion() != rbacv1.SchemeGroupVersion {
+		if gv := gvk.GroupVersion(); gv != rbacv1.SchemeGroupVersion && gv != schedulingv1.SchemeGroupVersion {
 			t.Errorf("%s: stored as %s", kv.Key, gvk)
 		}
 		m := got.(metav1.Object)
@@ -112,6 +114,7 @@ func TestEncode(t *testing.T) {
 		wantKey := map[string]string{
 			"ClusterRole": "/simulators/ns/a/clusterroles/" + m.GetName(), "ClusterRoleBinding": "/simulators/ns/a/clusterrolebindings/" + m.GetName(),
 			"Role": "/simulators/ns/a/roles/" + m.GetNamespace() + "/" + m.GetName(), "RoleBinding": "/simulators/ns/a/rolebindings/" + m.GetNamespace() + "/" + m.GetName(),
+			"PriorityClass": "/simulators/ns/a/priorityclasses/" + m.GetName(),
 		}[gvk.Kind]
 		if kv.Key != wantKey {
 			t.Errorf("%s %s: key %s, want %s", gvk.Kind, m.GetName(), kv.Key, wantKey)
@@ -128,5 +131,23 @@ func TestEncode(t *testing.T) {
 	first, _, _ := decoder.Decode(again[0].Value, nil, nil)
 	if uids[first.(metav1.Object).GetUID()] || !strings.HasPrefix(again[0].Key, "/simulators/ns/b/") {
 		t.Errorf("a second encoding reused a UID or the prefix: %s", again[0].Key)
+	}
+}
+
+// TestComplete: readiness may leave the hooks out only after a seed that
+// wrote every object.
+func TestComplete(t *testing.T) {
+	for _, tc := range []struct {
+		r    Result
+		want bool
+	}{
+		{Result{Written: 143, Total: 143}, true},
+		{Result{Written: 79, Total: 143}, false}, // a batch was there: a restart on data
+		{Result{Written: 0, Total: 143}, false},
+		{Result{}, false}, // no seed at all
+	} {
+		if got := tc.r.Complete(); got != tc.want {
+			t.Errorf("%+v.Complete() = %v, want %v", tc.r, got, tc.want)
+		}
 	}
 }

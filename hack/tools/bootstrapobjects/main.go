@@ -14,12 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command bootstrappolicy prints, as a JSON v1 List, the RBAC objects that
-// kube-apiserver's rbac/bootstrap-roles post-start hook creates in an empty
-// cluster: k8s.io/kubernetes at the version this module pins (the one
+// Command bootstrapobjects prints, as a JSON v1 List, the objects that
+// kube-apiserver's rbac/bootstrap-roles and
+// scheduling/bootstrap-system-priority-classes post-start hooks create in an
+// empty cluster: k8s.io/kubernetes at the version this module pins (the one
 // hack/build-tools.sh builds kube-apiserver from), default feature gates (the
 // simulator's kube-apiserver sets none). hack/update-codegen.sh writes it to
-// pkg/simulator/rbacseed, which stores it into a new simulator's etcd.
+// pkg/simulator/bootstrapseed, which stores it into a new simulator's etcd.
 package main
 
 import (
@@ -31,14 +32,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	schedulingapiv1 "k8s.io/kubernetes/pkg/apis/scheduling/v1"
 	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
 )
 
 func main() {
 	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bootstrappolicy:", err)
+		fmt.Fprintln(os.Stderr, "bootstrapobjects:", err)
 		os.Exit(1)
 	}
 }
@@ -68,6 +71,13 @@ func run() error {
 			objs = append(objs, &b)
 		}
 	}
+	// The scheduling hook's (pkg/registry/scheduling/rest).
+	for _, pc := range schedulingapiv1.SystemPriorityClasses() {
+		// As a create through the API stores it.
+		schedulingapiv1.SetObjectDefaults_PriorityClass(pc)
+		pc.TypeMeta = metav1.TypeMeta{APIVersion: schedulingv1.SchemeGroupVersion.String(), Kind: "PriorityClass"}
+		objs = append(objs, pc)
+	}
 
 	list := corev1.List{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
 	for _, o := range objs {
@@ -85,6 +95,7 @@ func run() error {
 	return err
 }
 
+// typeMeta is an RBAC kind's.
 func typeMeta(kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: kind}
 }
