@@ -332,6 +332,18 @@ func BenchmarkSimulatorPod(b *testing.B) {
 	client := simClient(b).SimV1alpha1().Simulators(ns)
 	var times []time.Duration
 	var last *v1alpha1.Simulator
+	// Creates on a node at rest: the simulators of the benchmarks run
+	// before this one (their namespaces deleted as each ended) leave first,
+	// as each of this loop's own does before the next create.
+	waited := time.Now()
+	poll(b, "the simulator Pods of earlier benchmarks to be gone", 5*time.Minute, func(ctx context.Context) (bool, string) {
+		pods, err := c.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: sim.LabelSimulator})
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(pods.Items) == 0, fmt.Sprintf("%d Pods", len(pods.Items))
+	})
+	b.Logf("waited %v for the simulator Pods of earlier benchmarks to be gone", time.Since(waited).Round(time.Millisecond))
 	for b.Loop() {
 		if last != nil {
 			// One at a time: the previous one's Pod leaves the node first.
