@@ -77,6 +77,7 @@ type pathTarget struct {
 func newPathTarget(b *testing.B) *pathTarget {
 	b.Helper()
 	c := hostCluster(b)
+	waitNodeAtRest(b, c)
 	ns := newNamespace(b, "bench-")
 	if _, err := simClient(b).SimV1alpha1().Simulators(ns).Create(b.Context(),
 		&v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{}); err != nil {
@@ -319,6 +320,23 @@ func createPool(b *testing.B, ns, simulator, pool string, n int) {
 	})
 }
 
+// waitNodeAtRest waits until no simulator Pod is left on the host: the
+// simulators of the benchmarks run before (their namespaces deleted, not
+// waited for, as each ended) would otherwise take CPU from the one that
+// starts.
+func waitNodeAtRest(b *testing.B, c *framework.Cluster) {
+	b.Helper()
+	start := time.Now()
+	poll(b, "the simulator Pods of earlier benchmarks to be gone", 5*time.Minute, func(ctx context.Context) (bool, string) {
+		pods, err := c.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: sim.LabelSimulator})
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(pods.Items) == 0, fmt.Sprintf("%d Pods", len(pods.Items))
+	})
+	b.Logf("waited %v for the simulator Pods of earlier benchmarks to be gone", time.Since(start).Round(time.Millisecond))
+}
+
 // BenchmarkSimulatorPod: create → Available of simulators made one after
 // the other (one per iteration: the median, min and max); then the memory
 // of the last one's Pod once it and two more simulators have idled
@@ -332,18 +350,9 @@ func BenchmarkSimulatorPod(b *testing.B) {
 	client := simClient(b).SimV1alpha1().Simulators(ns)
 	var times []time.Duration
 	var last *v1alpha1.Simulator
-	// Creates on a node at rest: the simulators of the benchmarks run
-	// before this one (their namespaces deleted as each ended) leave first,
-	// as each of this loop's own does before the next create.
-	waited := time.Now()
-	poll(b, "the simulator Pods of earlier benchmarks to be gone", 5*time.Minute, func(ctx context.Context) (bool, string) {
-		pods, err := c.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: sim.LabelSimulator})
-		if err != nil {
-			return false, err.Error()
-		}
-		return len(pods.Items) == 0, fmt.Sprintf("%d Pods", len(pods.Items))
-	})
-	b.Logf("waited %v for the simulator Pods of earlier benchmarks to be gone", time.Since(waited).Round(time.Millisecond))
+	// Creates on a node at rest, as each of this loop's own waits for the
+	// one before to leave.
+	waitNodeAtRest(b, c)
 	for b.Loop() {
 		if last != nil {
 			// One at a time: the previous one's Pod leaves the node first.
