@@ -18,6 +18,8 @@ package simulator_test
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +70,12 @@ func TestBootstrapObjectsSeeded(t *testing.T) {
 		if written != 0 {
 			t.Errorf("kube-apiserver's hook wrote %d of the %d seeded objects", written, len(objs))
 		}
+		// Seeded whole: readiness did not wait for the hooks.
+		for _, hook := range bootstrapseed.Hooks {
+			if ready := readyLine(t, sim); !strings.Contains(ready, hook) {
+				t.Errorf("the simulator's readiness waited for %s after a complete seed: %s", hook, ready)
+			}
+		}
 	})
 
 	t.Run("a prefix with data is not seeded", func(t *testing.T) {
@@ -113,7 +121,31 @@ func TestBootstrapObjectsSeeded(t *testing.T) {
 			}
 		}
 		t.Logf("the hook created %d objects, %d were there", byHook, len(there))
+		if ready := readyLine(t, sim); strings.Contains(ready, "poststarthook/") {
+			t.Errorf("the simulator's readiness left out kube-apiserver's hooks after a partial seed: %s", ready)
+		}
 	})
+}
+
+// readyLine is the simulator's log line that says it is ready, with the
+// checks of kube-apiserver it left out (logged within 100 ms of its
+// readiness, which the caller has seen).
+func readyLine(t *testing.T, sim *simulator) string {
+	t.Helper()
+	var data []byte
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var err error
+		if data, err = os.ReadFile(sim.proc.logPath); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, `"Simulator ready"`) {
+				return line
+			}
+		}
+	}
+	t.Fatalf("the simulator's log says nowhere that it is ready:\n%s", data)
+	return ""
 }
 
 func describe(obj runtime.Object) string {

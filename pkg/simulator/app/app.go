@@ -127,12 +127,13 @@ func Run(ctx context.Context, o *config.Options) error {
 	// their checks are left out: each sleeps a second before its first
 	// look (issue 13, create → Available), and finds nothing to add.
 	var seeded atomic.Bool
-	apiReady := server.Shared(server.ReadyzCheck(controlplane.KubeAPIServer, probeClient.Discovery().RESTClient(), func() []string {
+	leftOut := func() []string {
 		if seeded.Load() {
 			return bootstrapseed.Hooks
 		}
 		return nil
-	}), 100*time.Millisecond)
+	}
+	apiReady := server.Shared(server.ReadyzCheck(controlplane.KubeAPIServer, probeClient.Discovery().RESTClient(), leftOut), 100*time.Millisecond)
 	schedulerHealthy := server.HealthCheck(controlplane.KubeScheduler,
 		"https://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(o.SchedulerPort))+"/healthz", caClient)
 	// kwok and kube-controller-manager start once kube-apiserver is ready:
@@ -243,7 +244,7 @@ func Run(ctx context.Context, o *config.Options) error {
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.ServeTLS(listener, "", "") }()
-	go logWhenReady(ctx, start, checks)
+	go logWhenReady(ctx, start, checks, leftOut)
 	etcdErr := make(chan error, 1)
 	go func() {
 		probe := func(ctx context.Context) error { return etcdprobe.Probe(ctx, o) }
@@ -345,8 +346,9 @@ func watchEtcd(ctx context.Context, apiReady server.Check, probe func(context.Co
 	return reason
 }
 
-// logWhenReady logs how long the simulator took to become ready.
-func logWhenReady(ctx context.Context, start time.Time, checks []server.Check) {
+// logWhenReady logs how long the simulator took to become ready, and which
+// of kube-apiserver's checks its readiness left out.
+func logWhenReady(ctx context.Context, start time.Time, checks []server.Check, leftOut func() []string) {
 	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		for _, c := range checks {
 			if c.Check(ctx) != nil {
@@ -356,7 +358,7 @@ func logWhenReady(ctx context.Context, start time.Time, checks []server.Check) {
 		return true, nil
 	})
 	if err == nil {
-		klog.FromContext(ctx).Info("Simulator ready", "after", time.Since(start).Round(time.Millisecond))
+		klog.FromContext(ctx).Info("Simulator ready", "after", time.Since(start).Round(time.Millisecond), "kubeAPIServerChecksLeftOut", leftOut())
 	}
 }
 
