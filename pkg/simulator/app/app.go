@@ -122,10 +122,12 @@ func Run(ctx context.Context, o *config.Options) error {
 		return fmt.Errorf("reading the CA: %w", err)
 	}
 	caClient := server.CAClient(caPool)
-	// Asked by many (see server.Shared): at most ten times a second. Once
-	// the seed has written everything the bootstrap hooks would create,
-	// their checks are left out: each sleeps a second before its first
-	// look (issue 13, create → Available), and finds nothing to add.
+	// Asked by many (see server.Shared): at most fifty times a second, as
+	// often as a waiting probe asks again (server.readyzRecheck), so that
+	// its answer follows kube-apiserver's readiness closely (issue 13,
+	// create → Available). Once the seed has written everything the
+	// bootstrap hooks would create, their checks are left out: each sleeps
+	// a second before its first look, and finds nothing to add.
 	var seeded atomic.Bool
 	leftOut := func() []string {
 		if seeded.Load() {
@@ -133,7 +135,7 @@ func Run(ctx context.Context, o *config.Options) error {
 		}
 		return nil
 	}
-	apiReady := server.Shared(server.ReadyzCheck(controlplane.KubeAPIServer, probeClient.Discovery().RESTClient(), leftOut), 100*time.Millisecond)
+	apiReady := server.Shared(server.ReadyzCheck(controlplane.KubeAPIServer, probeClient.Discovery().RESTClient(), leftOut), 20*time.Millisecond)
 	schedulerHealthy := server.HealthCheck(controlplane.KubeScheduler,
 		"https://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(o.SchedulerPort))+"/healthz", caClient)
 	// kwok and kube-controller-manager start once kube-apiserver is ready:
@@ -242,6 +244,15 @@ func Run(ctx context.Context, o *config.Options) error {
 	for _, c := range []*supervisor.Process{scheduler, kwok, controllers} {
 		clientsDone.Go(func() { c.Run(clientsCtx) })
 	}
+	// The sandbox's binding is made as soon as kube-apiserver serves (its
+	// admin is authorized before the bootstrap policy exists), so that
+	// readiness does not wait for one more write once kube-apiserver is
+	// ready (issue 13, create → Available).
+	clientsDone.Go(func() {
+		_ = wait.PollUntilContextCancel(clientsCtx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			return granter.Ensure(ctx) == nil, nil
+		})
+	})
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.ServeTLS(listener, "", "") }()
 	go logWhenReady(ctx, start, checks, leftOut)
@@ -349,7 +360,7 @@ func watchEtcd(ctx context.Context, apiReady server.Check, probe func(context.Co
 // logWhenReady logs how long the simulator took to become ready, and which
 // of kube-apiserver's checks its readiness left out.
 func logWhenReady(ctx context.Context, start time.Time, checks []server.Check, leftOut func() []string) {
-	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		for _, c := range checks {
 			if c.Check(ctx) != nil {
 				return false, nil

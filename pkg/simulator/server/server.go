@@ -119,8 +119,9 @@ type server struct {
 	resetMu sync.Mutex
 }
 
-// readyzRecheck is how often a waiting /readyz runs the checks again.
-const readyzRecheck = 100 * time.Millisecond
+// readyzRecheck is how often a waiting /readyz runs the checks again: the
+// probe's answer follows readiness by at most this much (issue 13).
+const readyzRecheck = 20 * time.Millisecond
 
 // readyz runs every check at once and answers 200 only if all pass, with
 // one line per check in the style of kube-apiserver's /readyz?verbose;
