@@ -26,6 +26,10 @@ const (
 	EtcdContainer      = "etcd"
 )
 
+// AnnotationDefaultContainer names the container kubectl logs, exec and
+// attach use when none is given.
+const AnnotationDefaultContainer = "kubectl.kubernetes.io/default-container"
+
 // Volumes of the Pod. The simulator container's environment and the files
 // it reads are the contract of pkg/simulator/config.
 const (
@@ -110,7 +114,11 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 		},
 	}
 	if s.Spec.EtcdURL == "" {
-		pod.Spec.Containers = append(pod.Spec.Containers, etcdContainer(s))
+		// etcd first: the kubelet starts a Pod's containers one after the
+		// other (~0.5 s apart on the local node), and kube-apiserver, which
+		// waits for etcd before it starts (cmd/simulator), then finds it
+		// serving (issue 13, create → Available).
+		pod.Spec.Containers = append([]corev1.Container{etcdContainer(s)}, pod.Spec.Containers...)
 		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{
 			Name: etcdDataVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
 		})
@@ -133,8 +141,21 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 	}
 	// Our labels win over the template's: the reconciler finds Pods by them.
 	pod.Labels = mergeMaps(pod.Labels, Labels(s))
+	// kubectl logs and exec default to the simulator container, not to the
+	// first one, unless the template says otherwise.
+	pod.Annotations = mergeMaps(map[string]string{AnnotationDefaultContainer: SimulatorContainer}, pod.Annotations)
 	pod.Labels[sim.LabelGeneration] = strconv.FormatInt(s.Generation, 10)
 	return pod, nil
+}
+
+// Container returns the container of spec named name, nil if it has none.
+func Container(spec *corev1.PodSpec, name string) *corev1.Container {
+	for i := range spec.Containers {
+		if spec.Containers[i].Name == name {
+			return &spec.Containers[i]
+		}
+	}
+	return nil
 }
 
 func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {

@@ -51,18 +51,23 @@ func TestPodDefaults(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{sim.LabelSimulator: "example", sim.LabelGeneration: "3"}, pod.Labels); diff != "" {
 		t.Errorf("labels (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{SimulatorContainer, EtcdContainer}, containerNames(pod)); diff != "" {
+	// etcd first: the kubelet starts them in this order.
+	if diff := cmp.Diff([]string{EtcdContainer, SimulatorContainer}, containerNames(pod)); diff != "" {
 		t.Errorf("containers (-want +got):\n%s", diff)
+	}
+	if got := pod.Annotations[AnnotationDefaultContainer]; got != SimulatorContainer {
+		t.Errorf("annotation %s = %q, want %q", AnnotationDefaultContainer, got, SimulatorContainer)
 	}
 	wantEnv := map[string]string{
 		simconfig.EnvKubeAPIPort: "3131", simconfig.EnvPort: "1212", simconfig.EnvEtcdURL: "http://127.0.0.1:2379",
 		simconfig.EnvCORSAllowedOriginList: "http://a.example,http://b.example",
 		simconfig.EnvCredentialsDir:        simconfig.DefaultCredentialsDir, simconfig.EnvEtcdPrefix: "/simulators/team-a/example/u1",
 	}
-	if diff := cmp.Diff(wantEnv, envOf(pod.Spec.Containers[0])); diff != "" {
+	simc := Container(&pod.Spec, SimulatorContainer)
+	if diff := cmp.Diff(wantEnv, envOf(*simc)); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
-	if p := pod.Spec.Containers[0].ReadinessProbe; p == nil || p.HTTPGet.Path != "/readyz?wait=1s" || p.HTTPGet.Port.IntVal != 1212 || p.PeriodSeconds != 1 {
+	if p := simc.ReadinessProbe; p == nil || p.HTTPGet.Path != "/readyz?wait=1s" || p.HTTPGet.Port.IntVal != 1212 || p.PeriodSeconds != 1 {
 		t.Errorf("readiness probe = %+v", p)
 	}
 	if PodGeneration(pod) != 3 {
@@ -81,7 +86,7 @@ func TestPodExternalEtcd(t *testing.T) {
 	if diff := cmp.Diff([]string{SimulatorContainer}, containerNames(pod)); diff != "" {
 		t.Errorf("no etcd container with an external etcd (-want +got):\n%s", diff)
 	}
-	env := envOf(pod.Spec.Containers[0])
+	env := envOf(*Container(&pod.Spec, SimulatorContainer))
 	if env[simconfig.EnvEtcdURL] != "https://etcd.example:2379" || env[simconfig.EnvSchedulerConfigPath] != "/cfg/sched.yaml" {
 		t.Errorf("env = %v", env)
 	}
@@ -96,7 +101,10 @@ func TestPodTemplateTakesPrecedence(t *testing.T) {
 	s := simulator()
 	limits := corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}
 	s.Spec.PodTemplate = &corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"team": "a", sim.LabelSimulator: "forged"}},
+		ObjectMeta: metav1.ObjectMeta{
+			Labels:      map[string]string{"team": "a", sim.LabelSimulator: "forged"},
+			Annotations: map[string]string{AnnotationDefaultContainer: "sidecar"},
+		},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{
 				{Name: SimulatorContainer, Resources: corev1.ResourceRequirements{Limits: limits},
@@ -136,6 +144,9 @@ func TestPodTemplateTakesPrecedence(t *testing.T) {
 	}
 	if pod.Labels["team"] != "a" || pod.Labels[sim.LabelSimulator] != "example" {
 		t.Errorf("template labels are taken, ours win: %v", pod.Labels)
+	}
+	if got := pod.Annotations[AnnotationDefaultContainer]; got != "sidecar" {
+		t.Errorf("the template's default container wins: %q", got)
 	}
 }
 

@@ -326,7 +326,7 @@ func (c *Cluster) markPodCrashLooping(ctx context.Context, pod *corev1.Pod, exit
 		}
 		current.Status.ContainerStatuses = []corev1.ContainerStatus{{
 			Name:         backing.SimulatorContainer,
-			Image:        current.Spec.Containers[0].Image,
+			Image:        backing.Container(&current.Spec, backing.SimulatorContainer).Image,
 			RestartCount: 1,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
 				Reason:  "CrashLoopBackOff",

@@ -20,6 +20,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	simapply "sigs.k8s.io/simulator-apiserver/pkg/generated/applyconfiguration/sim/v1alpha1"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
 )
@@ -232,7 +233,7 @@ func TestSimulatorLifecycle(t *testing.T) {
 		t.Errorf("generation after a spec change = %d, want 2", updated.Generation)
 	}
 	replaced := waitForPod(t, ns, "life", 2)
-	if img := replaced.Spec.Containers[0].Image; img != "example.com/simulator:v2" {
+	if img := backing.Container(&replaced.Spec, backing.SimulatorContainer).Image; img != "example.com/simulator:v2" {
 		t.Errorf("new Pod image %q", img)
 	}
 	if s := waitForPhase(t, c, ns, "life", v1alpha1.SimulatorPending); s.Status.ObservedGeneration != 2 {

@@ -75,3 +75,41 @@ func TestWatchEtcd(t *testing.T) {
 		})
 	}
 }
+
+func TestWaitForEtcd(t *testing.T) {
+	refused := errors.New("dial tcp 127.0.0.1:2379: connect: connection refused")
+	t.Run("etcd answers after a while", func(t *testing.T) {
+		var probes atomic.Int32
+		probe := func(context.Context) error {
+			if probes.Add(1) < 3 {
+				return refused
+			}
+			return nil
+		}
+		if err := waitForEtcd(t.Context(), probe, time.Minute); err != nil {
+			t.Fatalf("waitForEtcd: %v", err)
+		}
+		if got := probes.Load(); got != 3 {
+			t.Errorf("etcd probed %d times, want 3: the wait ends at its first answer", got)
+		}
+	})
+	t.Run("etcd never answers", func(t *testing.T) {
+		start := time.Now()
+		if err := waitForEtcd(t.Context(), func(context.Context) error { return refused }, 100*time.Millisecond); err != nil {
+			t.Fatalf("waitForEtcd: %v, want nil: kube-apiserver starts anyway", err)
+		}
+		if waited := time.Since(start); waited < 100*time.Millisecond {
+			t.Errorf("waited %v, want the limit, 100ms", waited)
+		}
+	})
+	t.Run("the simulator stops", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		probe := func(context.Context) error {
+			cancel()
+			return refused
+		}
+		if err := waitForEtcd(ctx, probe, time.Minute); !errors.Is(err, context.Canceled) {
+			t.Errorf("waitForEtcd: %v, want context.Canceled: no start", err)
+		}
+	})
+}
