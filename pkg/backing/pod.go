@@ -116,8 +116,8 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 	if s.Spec.EtcdURL == "" {
 		// etcd first: the kubelet starts a Pod's containers one after the
 		// other (~0.5 s apart on the local node), and kube-apiserver, which
-		// waits for etcd before it starts (cmd/simulator), then finds it
-		// serving (issue 13, create → Available).
+		// waits for etcd to listen before it starts (cmd/simulator), then
+		// finds it listening, or nearly (issue 13, create → Available).
 		pod.Spec.Containers = append([]corev1.Container{etcdContainer(s)}, pod.Spec.Containers...)
 		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{
 			Name: etcdDataVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},

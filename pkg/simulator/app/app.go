@@ -164,9 +164,9 @@ func Run(ctx context.Context, o *config.Options) error {
 			return probeClient.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error() == nil, nil
 		})
 	}
-	etcdProbe := func(ctx context.Context) error { return etcdprobe.Probe(ctx, o) }
+	etcdListening := func(ctx context.Context) error { return etcdprobe.Listening(ctx, o) }
 	apiserver := supervisor.New(controlplane.KubeAPIServerSpec(o, bins.KubeAPIServer), supervisor.Options{
-		BeforeStart: func(ctx context.Context) error { return waitForEtcd(ctx, etcdProbe, etcdStartWait) },
+		BeforeStart: func(ctx context.Context) error { return waitForEtcd(ctx, etcdListening, etcdStartWait) },
 	})
 	scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForConfigAndAPIServing})
 	kwok := supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer})
@@ -261,7 +261,8 @@ func Run(ctx context.Context, o *config.Options) error {
 	go logWhenReady(ctx, start, checks, leftOut)
 	etcdErr := make(chan error, 1)
 	go func() {
-		if err := watchEtcd(ctx, apiReady, etcdProbe, etcdGrace, 2*time.Second); err != nil {
+		probe := func(ctx context.Context) error { return etcdprobe.Probe(ctx, o) }
+		if err := watchEtcd(ctx, apiReady, probe, etcdGrace, 2*time.Second); err != nil {
 			etcdErr <- err
 		}
 	}()
@@ -360,16 +361,15 @@ func watchEtcd(ctx context.Context, apiReady server.Check, probe func(context.Co
 }
 
 // etcdStartWait bounds how long kube-apiserver's start waits for etcd to
-// answer: past it, kube-apiserver starts anyway and says in its own log
+// listen: past it, kube-apiserver starts anyway and says in its own log
 // what it finds wrong with etcd (watchEtcd then decides).
 const etcdStartWait = 10 * time.Second
 
-// waitForEtcd returns once probe passes, or after at most limit. The etcd
-// container starts after the simulator's (issue 13: 0.49 s later on the
-// local node): a kube-apiserver started before etcd listens fails its first
-// dial at once, and its etcd client (gRPC) waits a reconnect backoff of
-// about a second before the next, while its start stands still. Started
-// once etcd answers, it is ready sooner.
+// waitForEtcd returns once probe passes, or after at most limit. A
+// kube-apiserver started before etcd listens fails its first dial at once,
+// and its etcd client (gRPC) waits a reconnect backoff of about a second
+// before the next, while its start stands still (issue 13: the etcd
+// container started 0.49 s after the simulator's on the local node).
 func waitForEtcd(ctx context.Context, probe func(context.Context) error, limit time.Duration) error {
 	waitCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -383,7 +383,7 @@ func waitForEtcd(ctx context.Context, probe func(context.Context) error, limit t
 		return err
 	}
 	if last != nil {
-		klog.FromContext(ctx).Info("Starting kube-apiserver before etcd answers", "waited", limit, "err", last)
+		klog.FromContext(ctx).Info("Starting kube-apiserver before etcd listens", "waited", limit, "err", last)
 	}
 	return nil
 }

@@ -25,6 +25,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 	"sigs.k8s.io/simulator-apiserver/pkg/simulator/etcdhttp"
@@ -43,6 +45,36 @@ func Probe(ctx context.Context, o *config.Options) error {
 	for _, endpoint := range client.Endpoints {
 		err := client.Health(ctx, endpoint)
 		if err == nil {
+			return nil
+		}
+		errs = append(errs, fmt.Errorf("etcd %s: %w", endpoint, err))
+	}
+	return errors.Join(errs...)
+}
+
+// Listening returns nil when one of the etcd endpoints of o accepts a TCP
+// connection (or names no port to try), else an error per endpoint: what
+// a kube-apiserver started now needs for its first dial to succeed. etcd
+// answers /health only once it has elected itself leader, up to a second
+// after it listens, and kube-apiserver's start need not wait for that.
+func Listening(ctx context.Context, o *config.Options) error {
+	client, err := etcdhttp.NewClient(o)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	var (
+		dialer net.Dialer
+		errs   []error
+	)
+	for _, endpoint := range client.Endpoints {
+		u, err := url.Parse(endpoint)
+		if err != nil || u.Port() == "" {
+			return nil
+		}
+		conn, err := dialer.DialContext(ctx, "tcp", u.Host)
+		if err == nil {
+			_ = conn.Close()
 			return nil
 		}
 		errs = append(errs, fmt.Errorf("etcd %s: %w", endpoint, err))

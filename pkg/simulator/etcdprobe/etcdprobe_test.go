@@ -128,3 +128,34 @@ func TestProbe(t *testing.T) {
 		})
 	}
 }
+
+func TestListening(t *testing.T) {
+	// Listening, not healthy: kube-apiserver's dial succeeds.
+	unhealthy := httptest.NewServer(healthHandler(http.StatusServiceUnavailable))
+	t.Cleanup(unhealthy.Close)
+	closed := httptest.NewServer(healthHandler(http.StatusOK))
+	closed.Close()
+	cases := []struct {
+		name string
+		urls string
+		want string // in the error; empty: no error
+	}{
+		{name: "listening", urls: unhealthy.URL},
+		{name: "one of several listens", urls: closed.URL + "," + unhealthy.URL},
+		{name: "refused", urls: closed.URL, want: "etcd " + closed.URL + ": dial tcp " + closed.Listener.Addr().String() + ": connect: connection refused"},
+		{name: "no port to try", urls: "http://etcd.invalid"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := config.NewOptions()
+			o.EtcdURL = tc.urls
+			err := Listening(t.Context(), o)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("Listening: %v, want nil", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("Listening: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
