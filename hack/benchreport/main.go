@@ -31,18 +31,36 @@ type figure struct {
 
 // parse reads the benchmark lines of go test output: name, iterations, then
 // value/unit pairs. It leaves ns/op out when a benchmark reports figures of
-// its own: its iterations are rounds or runs, not operations.
+// its own: its iterations are rounds or runs, not operations. go test
+// prints a benchmark's name before it runs it (past its first iteration)
+// and its figures after: a log line written meanwhile lands between the two,
+// and the figures then start a line of their own.
 func parse(r io.Reader) ([]figure, error) {
 	var out []figure
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 1<<20), 1<<20)
+	pending := "" // a benchmark whose name came without its figures
 	for s.Scan() {
 		fields := strings.Fields(s.Text())
-		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") {
-			continue
-		}
-		if _, err := strconv.Atoi(fields[1]); err != nil {
-			continue // a log line that starts with a benchmark's name
+		if len(fields) > 0 && strings.HasPrefix(fields[0], "Benchmark") {
+			pending = ""
+			if len(fields) < 4 {
+				continue
+			}
+			if _, err := strconv.Atoi(fields[1]); err != nil {
+				pending = fields[0] // its name, then a log line
+				continue
+			}
+		} else {
+			// The figures of the benchmark named last, on their own line.
+			if pending == "" || len(fields) < 3 || fields[2] != "ns/op" {
+				continue
+			}
+			if _, err := strconv.Atoi(fields[0]); err != nil {
+				continue
+			}
+			fields = append([]string{pending}, fields...)
+			pending = ""
 		}
 		name := fields[0]
 		if i := strings.LastIndex(name, "-"); i > 0 {

@@ -12,7 +12,9 @@ import (
 
 const output = `goos: linux
 BenchmarkProxyGet-2         	     5	   1000000 ns/op	         1.00 direct:p50-ms	         2.00 services-proxy:p50-ms	         1.50 sim-proxy:p50-ms
-BenchmarkNodesToReady-2         	     1	   1000000 ns/op	         4000 kwokctl:nodes/s	         20000 nodepool:nodes/s	         16000 raw:nodes/s
+BenchmarkNodesToReady-2   	I1203 03:44:29.962630   20418 reflector.go:664] "Warning: watch ended with error"
+I1203 03:44:30.000000   20418 converge.go:92] "Converging" nodes=0 desired=5000
+       2	1000000 ns/op	         4000 kwokctl:nodes/s	         20000 nodepool:nodes/s	         16000 raw:nodes/s
 BenchmarkListSimulators-2 log line
 BenchmarkListSimulators-2            	     100	    500000 ns/op	        40.0 p50-ms	 120 sim-apiserver-rss-MiB
 BenchmarkSimulatorPod-2   	     5	   1000000 ns/op	         2.50 create-to-available-median-s	       510 idle:rss-total-MiB	       240 idle:working-set-MiB	       230 second-pod-working-set-MiB
