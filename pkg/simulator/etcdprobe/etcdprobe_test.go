@@ -118,13 +118,7 @@ func TestProbe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := config.NewOptions()
 			o.EtcdURL, o.EtcdTLSDir = tc.urls, tc.tlsDir
-			err := Probe(t.Context(), o)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Errorf("Probe: %v, want nil", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("Probe: %v, want an error containing %q", err, tc.want)
-			}
+			checkError(t, "Probe", Probe(t.Context(), o), tc.want)
 		})
 	}
 }
@@ -149,13 +143,19 @@ func TestListening(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := config.NewOptions()
 			o.EtcdURL = tc.urls
-			err := Listening(t.Context(), o)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Errorf("Listening: %v, want nil", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("Listening: %v, want an error containing %q", err, tc.want)
-			}
+			checkError(t, "Listening", Listening(t.Context(), o), tc.want)
 		})
+	}
+}
+
+// checkError checks that err is nil when want is empty, else that it
+// contains want.
+func checkError(t *testing.T, call string, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s: %v, want nil", call, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%s: %v, want an error containing %q", call, err, want)
 	}
 }
