@@ -246,23 +246,44 @@ func TestCORS(t *testing.T) {
 func TestReadyzCheck(t *testing.T) {
 	hooks := []string{"poststarthook/rbac/bootstrap-roles", "poststarthook/scheduling/bootstrap-system-priority-classes"}
 	tests := []struct {
-		name    string
-		exclude []string
-		status  int
-		body    string
-		wantErr bool
+		name       string
+		exclude    []string
+		status     int
+		retryAfter string
+		body       string
+		drop       bool
+		wantErr    bool
 	}{
 		{name: "ok", status: http.StatusOK, body: "ok"},
 		{name: "not ready", status: http.StatusInternalServerError, body: "[-]poststarthook/rbac/bootstrap-roles failed", wantErr: true},
 		{name: "200 without ok", status: http.StatusOK, body: "something else", wantErr: true},
 		{name: "hooks left out", exclude: hooks, status: http.StatusOK, body: "ok"},
+		// What client-go would retry a second later: the check answers
+		// what it sees now.
+		{name: "connection dropped", drop: true, wantErr: true},
+		{name: "retry after", status: http.StatusTooManyRequests, retryAfter: "1", body: "too many requests", wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			var requests atomic.Int32
 			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.URL.Path != "/readyz" {
 					http.NotFound(w, r)
 					return
+				}
+				requests.Add(1)
+				if tc.drop {
+					// As a killed kube-apiserver: the connection ends with no answer.
+					conn, _, err := http.NewResponseController(w).Hijack()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					_ = conn.Close()
+					return
+				}
+				if tc.retryAfter != "" {
+					w.Header().Set("Retry-After", tc.retryAfter)
 				}
 				// kube-apiserver fails a check it is told to leave out
 				// that it does not have; here: exactly the ones asked.
@@ -282,6 +303,9 @@ func TestReadyzCheck(t *testing.T) {
 			err = ReadyzCheck("kube-apiserver", client.Discovery().RESTClient(), func() []string { return tc.exclude }).Check(context.Background())
 			if (err != nil) != tc.wantErr {
 				t.Errorf("error = %v, want error: %v", err, tc.wantErr)
+			}
+			if n := requests.Load(); n != 1 {
+				t.Errorf("kube-apiserver was asked %d times, want once", n)
 			}
 		})
 	}
