@@ -6,15 +6,14 @@ OUTPUT_DIR ?= _output
 BIN_DIR    := $(OUTPUT_DIR)/bin
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 IMAGE_REPO ?= sim.x-k8s.io
-LDFLAGS    := -X sigs.k8s.io/simulator-apiserver/pkg/version.Version=$(VERSION)
 
 .PHONY: all build tools test test-unit test-integration verify codegen image run lint clean bench
 
 all: build
 
-## build: compile sim-apiserver and simulator into _output/bin
+## build: compile sim-apiserver, simulator and sim-scheduler into _output/bin
 build:
-	CGO_ENABLED=0 go build -ldflags '$(LDFLAGS)' -o $(BIN_DIR)/ ./cmd/...
+	BIN_DIR=$(BIN_DIR) VERSION=$(VERSION) hack/build.sh
 
 ## tools: build the pinned Kubernetes binaries (etcd, kube-apiserver, ...) into _output/bin
 tools:

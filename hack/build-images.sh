@@ -32,8 +32,9 @@
 #
 # VERSION defaults to what the Makefile stamps into the binaries, so that
 # sim-apiserver's default simulator image (pkg/version) is the one built here.
-# The kube binaries come from BIN_DIR (`make tools`); simulator, sim-apiserver,
-# pause and httpclient are built static from this tree into OUT_DIR/bin.
+# The kube binaries come from BIN_DIR (`make tools`); simulator, sim-apiserver
+# and sim-scheduler are hack/build.sh's, which this script runs into BIN_DIR
+# first; pause and httpclient are built static from this tree into OUT_DIR/bin.
 #
 # An image is rebuilt only when its inputs (binaries, VERSION, this script)
 # changed: their sha256 is kept next to the tarball in <image>.tar.stamp.
@@ -41,7 +42,7 @@
 # Environment:
 #   VERSION   image tag and pkg/version.Version (default: git describe, as the Makefile)
 #   IMAGES    images to build (default: "pause simulator sim-apiserver")
-#   BIN_DIR   the kube binaries (default _output/bin)
+#   BIN_DIR   the kube binaries and this tree's (default _output/bin)
 #   OUT_DIR   tarballs, binaries, stamps (default _output/images)
 #   FORCE     "true" to rebuild unconditionally
 # Prints the tarball of each image, one per line, on stdout; progress on stderr.
@@ -77,12 +78,15 @@ fi
 exec 9>"${OUT_DIR}/.lock"
 flock 9
 
-# go_build PACKAGE NAME [LDFLAGS]: a static binary in OUT_DIR/bin. go build
+# go_build PACKAGE NAME: a static test binary in OUT_DIR/bin. go build
 # leaves an up-to-date output alone, so an unchanged tree costs no link.
 go_build() {
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w ${3:-}" -o "${OUT_DIR}/bin/$2" "$1"
+  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${OUT_DIR}/bin/$2" "$1"
 }
-VERSION_LDFLAGS="-X ${MODULE}/pkg/version.Version=${VERSION}"
+# The tree's own binaries, with the image's VERSION stamped in.
+if [[ " ${IMAGES} " == *" simulator "* || " ${IMAGES} " == *" sim-apiserver "* ]]; then
+  BIN_DIR="${BIN_DIR}" VERSION="${VERSION}" hack/build.sh >&2
+fi
 
 # require_tools NAME...: fails unless BIN_DIR has every binary.
 require_tools() {
@@ -169,9 +173,8 @@ for image in ${IMAGES}; do
     ;;
   simulator)
     require_tools kube-apiserver sim-scheduler kube-controller-manager kwok etcd
-    go_build ./cmd/simulator simulator "${VERSION_LDFLAGS}"
     build simulator "${IMAGE_REPO}/simulator:${VERSION}" 0 /usr/local/bin/simulator "/tmp /var/lib/etcd" \
-      "/usr/local/bin:${OUT_DIR}/bin/simulator" \
+      "/usr/local/bin:${BIN_DIR}/simulator" \
       "/usr/local/bin:${BIN_DIR}/kube-apiserver" \
       "/usr/local/bin:${BIN_DIR}/sim-scheduler" \
       "/usr/local/bin:${BIN_DIR}/kube-controller-manager" \
@@ -179,9 +182,8 @@ for image in ${IMAGES}; do
       "/usr/local/bin:${BIN_DIR}/etcd"
     ;;
   sim-apiserver)
-    go_build ./cmd/sim-apiserver sim-apiserver "${VERSION_LDFLAGS}"
     build sim-apiserver "${IMAGE_REPO}/sim-apiserver:${VERSION}" 65532:65532 /sim-apiserver /tmp \
-      "/:${OUT_DIR}/bin/sim-apiserver"
+      "/:${BIN_DIR}/sim-apiserver"
     ;;
   httpclient)
     go_build ./test/images/httpclient httpclient

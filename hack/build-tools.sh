@@ -16,20 +16,20 @@
 # Builds the pinned binaries of hack/tools (etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kwok, kwokctl) into
 # BIN_DIR (default _output/bin). The versions come from hack/tools/go.mod.
-# Then builds sim-scheduler, the simulator's scheduler, from its own module
-# cmd/sim-scheduler, which must pin the same k8s.io/kubernetes.
+# This tree's own binaries (sim-scheduler among them) are hack/build.sh's.
 #
-# Nothing of hack/tools is rebuilt when every binary exists and
-# hack/tools/go.mod, go.sum, this script and the Go toolchain are unchanged
+# Nothing is rebuilt when every binary exists and hack/tools/go.mod, go.sum,
+# this script, hack/lib/kube-ldflags.sh and the Go toolchain are unchanged
 # since the last build (their sha256 is kept in BIN_DIR/.tools-stamp).
-# FORCE=true rebuilds anyway. sim-scheduler is always built: go build leaves
-# an up-to-date binary alone.
+# FORCE=true rebuilds anyway; CHECK=true builds nothing and fails, saying
+# so, unless the binaries are up to date (the test framework asks).
 #
 # Environment:
 #   BIN_DIR      output directory (relative paths are relative to the repo root)
 #   BUILD_JOBS   go build -p (default: number of CPUs, at most 2; linking
 #                kubelet or kube-apiserver peaks at ~2.4 GB RSS each)
 #   FORCE        "true" to rebuild unconditionally
+#   CHECK        "true" to only check that the binaries are up to date
 
 set -o errexit
 set -o nounset
@@ -38,7 +38,9 @@ set -o pipefail
 SCRIPT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
 REPO_ROOT="$(cd "$(dirname "${SCRIPT}")/.." && pwd)"
 TOOLS_DIR="${REPO_ROOT}/hack/tools"
-SIM_SCHEDULER_DIR="${REPO_ROOT}/cmd/sim-scheduler"
+LIB="${REPO_ROOT}/hack/lib/kube-ldflags.sh"
+# shellcheck source=hack/lib/kube-ldflags.sh
+source "${LIB}"
 BIN_DIR="${BIN_DIR:-_output/bin}"
 if [[ "${BIN_DIR}" != /* ]]; then
   BIN_DIR="${REPO_ROOT}/${BIN_DIR}"
@@ -66,7 +68,7 @@ export GOFLAGS="${GOFLAGS:-} -mod=readonly"
 
 stamp() {
   local inputs
-  inputs="$(sha256sum go.mod go.sum "${SCRIPT}")"
+  inputs="$(sha256sum go.mod go.sum "${SCRIPT}" "${LIB}")"
   inputs+="$(go env GOVERSION GOOS GOARCH)"
   sha256sum <<<"${inputs}" | awk '{print $1}'
 }
@@ -85,41 +87,16 @@ else
     fi
   done
 fi
-module_version() {
-  go list -m -f '{{.Version}}' "$1"
-}
-
-kube_version="$(module_version k8s.io/kubernetes)"       # v1.37.2
-etcd_version="$(module_version go.etcd.io/etcd/server/v3)" # v3.7.3
-kwok_version="$(module_version sigs.k8s.io/kwok)"          # v0.8.0
-kube_major="$(cut -d. -f1 <<<"${kube_version#v}")"
-kube_minor="$(cut -d. -f2 <<<"${kube_version#v}")"
-build_date="$(date -u ${SOURCE_DATE_EPOCH:+--date=@${SOURCE_DATE_EPOCH}} +'%Y-%m-%dT%H:%M:%SZ')"
-
-# The same -X flags as kube's hack/lib/version.sh, so that kubectl version
-# and the components' /version parse. Flags for packages a binary does not
-# link are ignored by the linker, so one set serves every binary.
-ldflags=(-s -w)
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  ldflags+=(
-    "-X ${pkg}.gitVersion=${kube_version}"
-    "-X ${pkg}.gitMajor=${kube_major}"
-    "-X ${pkg}.gitMinor=${kube_minor}"
-    "-X ${pkg}.gitCommit=${kube_version}"
-    "-X ${pkg}.gitTreeState=clean"
-    "-X ${pkg}.buildDate=${build_date}"
-  )
-done
-ldflags+=(
-  "-X go.etcd.io/etcd/api/v3/version.GitSHA=${etcd_version}"
-  "-X sigs.k8s.io/kwok/pkg/consts.Version=${kwok_version#v}"
-  "-X sigs.k8s.io/kwok/pkg/consts.KubeVersion=${kube_version#v}"
-)
-
-jobs="${BUILD_JOBS:-$(nproc)}"
-if [[ -z "${BUILD_JOBS:-}" && "${jobs}" -gt 2 ]]; then
-  jobs=2
+if [[ "${CHECK:-false}" == "true" ]]; then
+  if [[ "${up_to_date}" != "true" ]]; then
+    echo "the pinned tools in ${BIN_DIR} are missing or stale (hack/tools/go.mod, go.sum or the build changed since ${STAMP_FILE}): run make tools" >&2
+    exit 1
+  fi
+  exit 0
 fi
+
+kube_ldflags # kube_version, etcd_version, kwok_version, ldflags
+jobs="$(build_jobs)"
 
 mkdir -p "${BIN_DIR}"
 if [[ "${up_to_date}" == "true" ]]; then
@@ -136,15 +113,3 @@ else
   echo "${want_stamp}" >"${STAMP_FILE}"
   echo "built $(printf '%s ' "${!PACKAGES[@]}")in $(($(date +%s) - start))s"
 fi
-
-# sim-scheduler links kube's scheduler: it must be the version the other
-# binaries are, or the simulator would mix two schedulers' behaviour.
-cd "${SIM_SCHEDULER_DIR}"
-sim_kube_version="$(module_version k8s.io/kubernetes)"
-if [[ "${sim_kube_version}" != "${kube_version}" ]]; then
-  echo "error: cmd/sim-scheduler pins k8s.io/kubernetes ${sim_kube_version}, hack/tools ${kube_version}" >&2
-  exit 1
-fi
-start="$(date +%s)"
-go build -p "${jobs}" -trimpath -ldflags "${ldflags[*]}" -o "${BIN_DIR}/sim-scheduler" .
-echo "sim-scheduler in ${BIN_DIR} ($(($(date +%s) - start))s)"

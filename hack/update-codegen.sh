@@ -51,9 +51,9 @@ kube::codegen::gen_client \
     "${SCRIPT_ROOT}/pkg/apis"
 
 # The bootstrap RBAC policy and system PriorityClasses the simulator stores
-# into a new simulator's etcd (pkg/simulator/bootstrapseed): kube-apiserver's
+# into a new simulator's etcd (cmd/simulator/internal/bootstrapseed): kube-apiserver's
 # own, from the k8s.io/kubernetes in hack/tools/go.mod that
 # hack/build-tools.sh builds kube-apiserver from.
-POLICY="${SCRIPT_ROOT}/pkg/simulator/bootstrapseed/zz_generated.bootstrap_objects.json"
+POLICY="${SCRIPT_ROOT}/cmd/simulator/internal/bootstrapseed/zz_generated.bootstrap_objects.json"
 (cd "${SCRIPT_ROOT}/hack/tools" && go run ./bootstrapobjects) >"${POLICY}.tmp"
 mv "${POLICY}.tmp" "${POLICY}"

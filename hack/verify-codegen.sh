@@ -8,12 +8,16 @@ cd "${SCRIPT_ROOT}"
 SNAPSHOT="$(mktemp -d -t verify-codegen.XXXXXX)"
 trap 'rm -rf "${SNAPSHOT}"' EXIT
 
-# Everything the generators write: pkg/ and the API rule report.
+# Everything the generators write: pkg/, the simulator's bootstrap objects
+# and the API rule report.
+POLICY=cmd/simulator/internal/bootstrapseed/zz_generated.bootstrap_objects.json
 cp -a pkg "${SNAPSHOT}/pkg"
+cp -a "${POLICY}" "${SNAPSHOT}/bootstrap_objects.json"
 cp -a hack/api-violations.list "${SNAPSHOT}/api-violations.list"
 
 restore() {
   rm -rf pkg && cp -a "${SNAPSHOT}/pkg" pkg
+  cp -a "${SNAPSHOT}/bootstrap_objects.json" "${POLICY}"
   cp -a "${SNAPSHOT}/api-violations.list" hack/api-violations.list
 }
 
@@ -26,6 +30,7 @@ fi
 
 ret=0
 diff -Naupr "${SNAPSHOT}/pkg" pkg || ret=1
+diff -Naup "${SNAPSHOT}/bootstrap_objects.json" "${POLICY}" || ret=1
 diff -Naup "${SNAPSHOT}/api-violations.list" hack/api-violations.list || ret=1
 restore
 if [[ ${ret} -ne 0 ]]; then

@@ -71,9 +71,9 @@ import (
 	"k8s.io/component-base/cli"
 	"k8s.io/klog/v2"
 
-	"sigs.k8s.io/simulator-apiserver/pkg/simulator/app"
-	"sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
-	"sigs.k8s.io/simulator-apiserver/pkg/simulator/termination"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/app"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/config"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/termination"
 )
 
 func main() {

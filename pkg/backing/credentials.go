@@ -5,20 +5,17 @@ import (
 	"net"
 	"time"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/pki"
-	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 const certValidity = 365 * 24 * time.Hour
-
-// CredentialKeys are the keys a complete credentials Secret holds: the
-// files the simulator reads from its credentials directory.
-var CredentialKeys = []string{simconfig.FileCACert, simconfig.FileCAKey, simconfig.FileServingCert, simconfig.FileServingKey, simconfig.FileAdminCert, simconfig.FileAdminKey, simconfig.FileServiceAccountKey, simconfig.FileServiceAccountPub}
 
 // ServingNames are the DNS names of the inner kube-apiserver's certificate:
 // the Service's, and the in-cluster names its own clients use.
@@ -58,7 +55,7 @@ func Secret(s *v1alpha1.Simulator) (*corev1.Secret, error) {
 	}
 	// The admin certificate: the proxy acts as it and impersonates the
 	// caller; the simulator server answers it alone.
-	admin, err := ca.IssueClient(simconfig.AdminUser, []string{simconfig.AdminGroup}, certValidity)
+	admin, err := ca.IssueClient(contract.AdminUser, []string{contract.AdminGroup}, certValidity)
 	if err != nil {
 		return nil, err
 	}
@@ -76,10 +73,10 @@ func Secret(s *v1alpha1.Simulator) (*corev1.Secret, error) {
 		},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{
-			simconfig.FileCACert: caPair.CertPEM, simconfig.FileCAKey: caPair.KeyPEM,
-			simconfig.FileServingCert: serving.CertPEM, simconfig.FileServingKey: serving.KeyPEM,
-			simconfig.FileAdminCert: admin.CertPEM, simconfig.FileAdminKey: admin.KeyPEM,
-			simconfig.FileServiceAccountKey: sa.KeyPEM, simconfig.FileServiceAccountPub: sa.CertPEM,
+			contract.FileCACert: caPair.CertPEM, contract.FileCAKey: caPair.KeyPEM,
+			contract.FileServingCert: serving.CertPEM, contract.FileServingKey: serving.KeyPEM,
+			contract.FileAdminCert: admin.CertPEM, contract.FileAdminKey: admin.KeyPEM,
+			contract.FileServiceAccountKey: sa.KeyPEM, contract.FileServiceAccountPub: sa.CertPEM,
 		},
 	}, nil
 }

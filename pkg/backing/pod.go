@@ -7,7 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,38 +18,11 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
-	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
-)
-
-// Container names; a podTemplate container of the same name is merged into ours.
-const (
-	SimulatorContainer = "simulator"
-	EtcdContainer      = "etcd"
 )
 
 // AnnotationDefaultContainer names the container kubectl logs, exec and
 // attach use when none is given.
 const AnnotationDefaultContainer = "kubectl.kubernetes.io/default-container"
-
-// Volumes of the Pod. The simulator container's environment and the files
-// it reads are the contract of pkg/simulator/config.
-const (
-	credentialsVolume = "credentials"
-	etcdDataVolume    = "etcd-data"
-	etcdDataDir       = "/var/lib/etcd"
-	// The simulator's scratch space (its data directory is a temporary one),
-	// writable whatever the image's /tmp.
-	tmpVolume = "tmp"
-	tmpDir    = "/tmp"
-	// The Secret of spec.etcdTLSSecretName, the client certificate for an
-	// external etcd.
-	etcdTLSVolume = "etcd-tls"
-	etcdTLSDir    = "/etc/simulator/etcd-tls"
-)
-
-// ReadinessProbePath is what the simulator container's readiness probe
-// GETs: /readyz, waiting up to the probe's period for the checks to pass.
-var ReadinessProbePath = simconfig.PathReadyz + "?" + simconfig.ReadyzWaitParam + "=1s"
 
 // PodUser is the unprivileged user (and group) the Pod runs as: the
 // distroless "nonroot" user. The Pod passes the restricted Pod Security
@@ -91,13 +65,13 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{simulatorContainer(s)},
 			Volumes: []corev1.Volume{{
-				Name: credentialsVolume,
+				Name: contract.CredentialsVolume,
 				VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 					// Readable by the Pod's group (fsGroup), not by others.
 					SecretName: sim.SimulatorSecretName(s.Name), DefaultMode: ptr.To[int32](0o440),
 				}},
 			}, {
-				Name: tmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
+				Name: contract.TmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
 			}},
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsNonRoot:   ptr.To(true),
@@ -120,12 +94,12 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 		// finds it listening, or nearly (issue 13, create → Available).
 		pod.Spec.Containers = append([]corev1.Container{etcdContainer(s)}, pod.Spec.Containers...)
 		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{
-			Name: etcdDataVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
+			Name: contract.EtcdDataVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
 		})
 	}
 	if name := s.Spec.EtcdTLSSecretName; name != "" {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{
-			Name: etcdTLSVolume,
+			Name: contract.EtcdTLSVolume,
 			// Group-readable: the Pod's fsGroup is the user it runs as.
 			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name, DefaultMode: ptr.To[int32](0o440)}},
 		})
@@ -143,7 +117,7 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 	pod.Labels = mergeMaps(pod.Labels, Labels(s))
 	// kubectl logs and exec default to the simulator container, not to the
 	// first one, unless the template says otherwise.
-	pod.Annotations = mergeMaps(map[string]string{AnnotationDefaultContainer: SimulatorContainer}, pod.Annotations)
+	pod.Annotations = mergeMaps(map[string]string{AnnotationDefaultContainer: contract.SimulatorContainer}, pod.Annotations)
 	pod.Labels[sim.LabelGeneration] = strconv.FormatInt(s.Generation, 10)
 	return pod, nil
 }
@@ -161,31 +135,31 @@ func Container(spec *corev1.PodSpec, name string) *corev1.Container {
 func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 	etcdURL := s.Spec.EtcdURL
 	if etcdURL == "" {
-		etcdURL = fmt.Sprintf("http://127.0.0.1:%d", sim.EtcdClientPort)
+		etcdURL = fmt.Sprintf("http://127.0.0.1:%d", contract.EtcdClientPort)
 	}
-	env := []corev1.EnvVar{
-		{Name: simconfig.EnvKubeAPIPort, Value: strconv.Itoa(int(s.Spec.KubeAPIServerPort))},
-		{Name: simconfig.EnvPort, Value: strconv.Itoa(int(s.Spec.SimulatorServerPort))},
-		{Name: simconfig.EnvEtcdURL, Value: etcdURL},
-		{Name: simconfig.EnvCredentialsDir, Value: simconfig.DefaultCredentialsDir},
-		{Name: simconfig.EnvEtcdPrefix, Value: EtcdPrefix(s)},
-	}
-	if s.Spec.KubeSchedulerConfigurationPath != "" {
-		env = append(env, corev1.EnvVar{Name: simconfig.EnvSchedulerConfigPath, Value: s.Spec.KubeSchedulerConfigurationPath})
-	}
-	if len(s.Spec.CORSAllowedOriginList) > 0 {
-		env = append(env, corev1.EnvVar{Name: simconfig.EnvCORSAllowedOriginList, Value: strings.Join(s.Spec.CORSAllowedOriginList, ",")})
+	environment := contract.Environment{
+		KubeAPIPort:         int(s.Spec.KubeAPIServerPort),
+		Port:                int(s.Spec.SimulatorServerPort),
+		EtcdURL:             etcdURL,
+		CredentialsDir:      contract.CredentialsDir,
+		EtcdPrefix:          EtcdPrefix(s),
+		SchedulerConfigPath: s.Spec.KubeSchedulerConfigurationPath,
+		CORSAllowedOrigins:  s.Spec.CORSAllowedOriginList,
 	}
 	mounts := []corev1.VolumeMount{
-		{Name: credentialsVolume, MountPath: simconfig.DefaultCredentialsDir, ReadOnly: true},
-		{Name: tmpVolume, MountPath: tmpDir},
+		{Name: contract.CredentialsVolume, MountPath: contract.CredentialsDir, ReadOnly: true},
+		{Name: contract.TmpVolume, MountPath: contract.TmpDir},
 	}
 	if s.Spec.EtcdTLSSecretName != "" {
-		env = append(env, corev1.EnvVar{Name: simconfig.EnvEtcdTLSDir, Value: etcdTLSDir})
-		mounts = append(mounts, corev1.VolumeMount{Name: etcdTLSVolume, MountPath: etcdTLSDir, ReadOnly: true})
+		environment.EtcdTLSDir = contract.EtcdTLSDir
+		mounts = append(mounts, corev1.VolumeMount{Name: contract.EtcdTLSVolume, MountPath: contract.EtcdTLSDir, ReadOnly: true})
+	}
+	var env []corev1.EnvVar
+	for _, v := range environment.Vars() {
+		env = append(env, corev1.EnvVar{Name: v.Name, Value: v.Value})
 	}
 	return corev1.Container{
-		Name:            SimulatorContainer,
+		Name:            contract.SimulatorContainer,
 		Image:           s.Spec.Image,
 		ImagePullPolicy: corev1.PullIfNotPresent,
 		Env:             env,
@@ -201,7 +175,7 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
 				// The simulator server is TLS; the kubelet does not verify
 				// probe certificates, and /readyz needs no credentials.
-				Path: ReadinessProbePath, Port: intstr.FromInt32(s.Spec.SimulatorServerPort), Scheme: corev1.URISchemeHTTPS,
+				Path: contract.ReadinessProbePath, Port: intstr.FromInt32(s.Spec.SimulatorServerPort), Scheme: corev1.URISchemeHTTPS,
 			}},
 			PeriodSeconds:    1,
 			TimeoutSeconds:   2,
@@ -222,34 +196,21 @@ func restrictedContainer() *corev1.SecurityContext {
 }
 
 func etcdContainer(s *v1alpha1.Simulator) corev1.Container {
-	client := fmt.Sprintf("http://127.0.0.1:%d", sim.EtcdClientPort)
+	client := fmt.Sprintf("http://127.0.0.1:%d", contract.EtcdClientPort)
 	return corev1.Container{
-		Name:            EtcdContainer,
+		Name:            contract.EtcdContainer,
 		Image:           s.Spec.Image,
 		ImagePullPolicy: corev1.PullIfNotPresent,
 		Command:         []string{"etcd"},
 		Args: append([]string{
-			"--data-dir=" + etcdDataDir,
+			"--data-dir=" + contract.EtcdDataDir,
 			"--listen-client-urls=" + client,
 			"--advertise-client-urls=" + client,
-			fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", sim.EtcdPeerPort),
-		}, EtcdTuning()...),
-		VolumeMounts:    []corev1.VolumeMount{{Name: etcdDataVolume, MountPath: etcdDataDir}},
+			fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", contract.EtcdPeerPort),
+		}, contract.EtcdFlags()...),
+		VolumeMounts:    []corev1.VolumeMount{{Name: contract.EtcdDataVolume, MountPath: contract.EtcdDataDir}},
 		SecurityContext: restrictedContainer(),
 	}
-}
-
-// EtcdTuning is the etcd container's flags beyond its addresses and data
-// directory; test/simulator's benchmark runs its etcd with them too.
-//
-// A member waits a random 1 to 10 heartbeats (of 100 ms) before it elects
-// itself, and etcd serves nothing before: with --election-timeout=500, the
-// least etcd accepts with that heartbeat, it waits 1 to 5. kube-apiserver's
-// start waits for it (issue 13: /health 123-427 ms after the start instead of
-// 235-936 ms, 6 and 5 starts). A cluster of one member never holds
-// another election, and the heartbeat, which sets its idle CPU, is kept.
-func EtcdTuning() []string {
-	return []string{"--log-level=warn", "--election-timeout=500"}
 }
 
 // mergeSpec strategic-merges the template's spec onto the generated one:

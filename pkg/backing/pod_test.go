@@ -4,6 +4,8 @@ import (
 	"sort"
 	"testing"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -11,7 +13,6 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
-	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 func simulator() *v1alpha1.Simulator {
@@ -52,18 +53,18 @@ func TestPodDefaults(t *testing.T) {
 		t.Errorf("labels (-want +got):\n%s", diff)
 	}
 	// etcd first: the kubelet starts them in this order.
-	if diff := cmp.Diff([]string{EtcdContainer, SimulatorContainer}, containerNames(pod)); diff != "" {
+	if diff := cmp.Diff([]string{contract.EtcdContainer, contract.SimulatorContainer}, containerNames(pod)); diff != "" {
 		t.Errorf("containers (-want +got):\n%s", diff)
 	}
-	if got := pod.Annotations[AnnotationDefaultContainer]; got != SimulatorContainer {
-		t.Errorf("annotation %s = %q, want %q", AnnotationDefaultContainer, got, SimulatorContainer)
+	if got := pod.Annotations[AnnotationDefaultContainer]; got != contract.SimulatorContainer {
+		t.Errorf("annotation %s = %q, want %q", AnnotationDefaultContainer, got, contract.SimulatorContainer)
 	}
 	wantEnv := map[string]string{
-		simconfig.EnvKubeAPIPort: "3131", simconfig.EnvPort: "1212", simconfig.EnvEtcdURL: "http://127.0.0.1:2379",
-		simconfig.EnvCORSAllowedOriginList: "http://a.example,http://b.example",
-		simconfig.EnvCredentialsDir:        simconfig.DefaultCredentialsDir, simconfig.EnvEtcdPrefix: "/simulators/team-a/example/u1",
+		contract.EnvKubeAPIPort: "3131", contract.EnvPort: "1212", contract.EnvEtcdURL: "http://127.0.0.1:2379",
+		contract.EnvCORSAllowedOriginList: "http://a.example,http://b.example",
+		contract.EnvCredentialsDir:        contract.CredentialsDir, contract.EnvEtcdPrefix: "/simulators/team-a/example/u1",
 	}
-	simc := Container(&pod.Spec, SimulatorContainer)
+	simc := Container(&pod.Spec, contract.SimulatorContainer)
 	if diff := cmp.Diff(wantEnv, envOf(*simc)); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
@@ -83,15 +84,15 @@ func TestPodExternalEtcd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{SimulatorContainer}, containerNames(pod)); diff != "" {
+	if diff := cmp.Diff([]string{contract.SimulatorContainer}, containerNames(pod)); diff != "" {
 		t.Errorf("no etcd container with an external etcd (-want +got):\n%s", diff)
 	}
-	env := envOf(*Container(&pod.Spec, SimulatorContainer))
-	if env[simconfig.EnvEtcdURL] != "https://etcd.example:2379" || env[simconfig.EnvSchedulerConfigPath] != "/cfg/sched.yaml" {
+	env := envOf(*Container(&pod.Spec, contract.SimulatorContainer))
+	if env[contract.EnvEtcdURL] != "https://etcd.example:2379" || env[contract.EnvSchedulerConfigPath] != "/cfg/sched.yaml" {
 		t.Errorf("env = %v", env)
 	}
 	for _, v := range pod.Spec.Volumes {
-		if v.Name == etcdDataVolume {
+		if v.Name == contract.EtcdDataVolume {
 			t.Error("no etcd data volume with an external etcd")
 		}
 	}
@@ -107,8 +108,8 @@ func TestPodTemplateTakesPrecedence(t *testing.T) {
 		},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{
-				{Name: SimulatorContainer, Resources: corev1.ResourceRequirements{Limits: limits},
-					Env: []corev1.EnvVar{{Name: simconfig.EnvPort, Value: "9999"}, {Name: "EXTRA", Value: "1"}}},
+				{Name: contract.SimulatorContainer, Resources: corev1.ResourceRequirements{Limits: limits},
+					Env: []corev1.EnvVar{{Name: contract.EnvPort, Value: "9999"}, {Name: "EXTRA", Value: "1"}}},
 				{Name: "sidecar", Image: "busybox"},
 			},
 			NodeSelector: map[string]string{"disk": "ssd"},
@@ -120,12 +121,12 @@ func TestPodTemplateTakesPrecedence(t *testing.T) {
 	}
 	names := containerNames(pod)
 	sort.Strings(names)
-	if diff := cmp.Diff([]string{EtcdContainer, "sidecar", SimulatorContainer}, names); diff != "" {
+	if diff := cmp.Diff([]string{contract.EtcdContainer, "sidecar", contract.SimulatorContainer}, names); diff != "" {
 		t.Errorf("containers merge by name, others are added (-want +got):\n%s", diff)
 	}
 	var c corev1.Container
 	for _, ctr := range pod.Spec.Containers {
-		if ctr.Name == SimulatorContainer {
+		if ctr.Name == contract.SimulatorContainer {
 			c = ctr
 		}
 	}
@@ -136,7 +137,7 @@ func TestPodTemplateTakesPrecedence(t *testing.T) {
 		t.Errorf("template resources win: %v", c.Resources)
 	}
 	env := envOf(c)
-	if env[simconfig.EnvPort] != "9999" || env["EXTRA"] != "1" || env[simconfig.EnvKubeAPIPort] != "3131" {
+	if env[contract.EnvPort] != "9999" || env["EXTRA"] != "1" || env[contract.EnvKubeAPIPort] != "3131" {
 		t.Errorf("template env wins by name, ours stays otherwise: %v", env)
 	}
 	if pod.Spec.NodeSelector["disk"] != "ssd" {
@@ -172,5 +173,40 @@ func TestService(t *testing.T) {
 	}
 	if got := KubeAPIServerURL("example", "team-a", 3131); got != "https://sim-example.team-a.svc:3131" {
 		t.Errorf("KubeAPIServerURL = %q", got)
+	}
+}
+
+// TestPodMountsEtcdTLSSecret: spec.etcdTLSSecretName becomes a read-only
+// Secret volume of the simulator container, named to it by env.
+func TestPodMountsEtcdTLSSecret(t *testing.T) {
+	s := simulator()
+	s.Spec.EtcdURL, s.Spec.EtcdTLSSecretName = "https://etcd.example:2379", "etcd-client"
+	pod, err := Pod(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var volume *corev1.Volume
+	for i := range pod.Spec.Volumes {
+		if pod.Spec.Volumes[i].Name == contract.EtcdTLSVolume {
+			volume = &pod.Spec.Volumes[i]
+		}
+	}
+	if volume == nil || volume.Secret == nil || volume.Secret.SecretName != "etcd-client" {
+		t.Fatalf("no Secret volume of etcd-client: %+v", pod.Spec.Volumes)
+	}
+	for _, c := range pod.Spec.Containers {
+		if c.Name != contract.SimulatorContainer {
+			continue
+		}
+		if env := envOf(c); env[contract.EnvEtcdTLSDir] != contract.EtcdTLSDir {
+			t.Errorf("env %s = %q, want %s", contract.EnvEtcdTLSDir, env[contract.EnvEtcdTLSDir], contract.EtcdTLSDir)
+		}
+		found := false
+		for _, m := range c.VolumeMounts {
+			found = found || (m.Name == contract.EtcdTLSVolume && m.MountPath == contract.EtcdTLSDir && m.ReadOnly)
+		}
+		if !found {
+			t.Errorf("no read-only mount of %s at %s: %+v", contract.EtcdTLSVolume, contract.EtcdTLSDir, c.VolumeMounts)
+		}
 	}
 }

@@ -3,13 +3,14 @@ package backing
 import (
 	"fmt"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
-	"sigs.k8s.io/simulator-apiserver/pkg/simulator/termination"
 )
 
 // waitingFailures are container waiting reasons that do not resolve without a
@@ -158,7 +159,7 @@ func lastExit(cs corev1.ContainerStatus) (reason, message string) {
 	if cs.Ready || t == nil || t.Message == "" {
 		return "", ""
 	}
-	return termination.Parse(t.Message)
+	return contract.ParseTerminationMessage(t.Message)
 }
 
 func podCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {

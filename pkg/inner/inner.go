@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"sync"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -24,7 +26,6 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
-	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 // Pods finds the host Pods of a simulator.
@@ -149,10 +150,10 @@ func (a *Access) entry(t Target) (*entry, error) {
 
 func newEntry(t Target, secret *corev1.Secret) (*entry, error) {
 	creds := &Credentials{
-		CACert:     secret.Data[simconfig.FileCACert],
-		CAKey:      secret.Data[simconfig.FileCAKey],
-		AdminCert:  secret.Data[simconfig.FileAdminCert],
-		AdminKey:   secret.Data[simconfig.FileAdminKey],
+		CACert:     secret.Data[contract.FileCACert],
+		CAKey:      secret.Data[contract.FileCAKey],
+		AdminCert:  secret.Data[contract.FileAdminCert],
+		AdminKey:   secret.Data[contract.FileAdminKey],
 		ServerName: backing.ServerName(t.Name, t.Namespace),
 	}
 	pool := x509.NewCertPool()

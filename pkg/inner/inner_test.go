@@ -23,6 +23,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -32,7 +34,6 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
-	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 // TestTransportSpeaksHTTP1 checks that the admin transport to an inner
@@ -67,8 +68,8 @@ func TestTransportSpeaksHTTP1(t *testing.T) {
 	if resp.ProtoMajor != 1 {
 		t.Errorf("the transport spoke %s to a server offering h2, want HTTP/1.1", resp.Proto)
 	}
-	if user := resp.Header.Get(clientHeader); user != simconfig.AdminUser {
-		t.Errorf("the transport authenticated as %q, want the admin %q", user, simconfig.AdminUser)
+	if user := resp.Header.Get(clientHeader); user != contract.AdminUser {
+		t.Errorf("the transport authenticated as %q, want the admin %q", user, contract.AdminUser)
 	}
 	// The server does speak HTTP/2 to a transport with kube's defaults, so
 	// the check above can fail.
@@ -102,12 +103,12 @@ func credentials(t *testing.T, s *v1alpha1.Simulator) *corev1.Secret {
 // (verified against its CA).
 func innerServer(t *testing.T, secret *corev1.Secret, clientAuth tls.ClientAuthType) *httptest.Server {
 	t.Helper()
-	serving, err := tls.X509KeyPair(secret.Data[simconfig.FileServingCert], secret.Data[simconfig.FileServingKey])
+	serving, err := tls.X509KeyPair(secret.Data[contract.FileServingCert], secret.Data[contract.FileServingKey])
 	if err != nil {
 		t.Fatal(err)
 	}
 	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(secret.Data[simconfig.FileCACert]) {
+	if !pool.AppendCertsFromPEM(secret.Data[contract.FileCACert]) {
 		t.Fatal("no CA certificate in the Secret")
 	}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -17,7 +17,7 @@ limitations under the License.
 // Package schedulingresult holds the full result of one scheduling attempt
 // in the compact form that the scheduler stores (cmd/sim-scheduler) and
 // renders it as the JSON document that the simulator serves
-// (pkg/simulator/server): kube-scheduler-simulator's per-plugin results,
+// (cmd/simulator/internal/server): kube-scheduler-simulator's per-plugin results,
 // under its annotation names.
 //
 // The scheduler stored that JSON itself until rendering and writing it

@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,7 +36,6 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
-	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
@@ -155,9 +156,9 @@ func innerConfig(t testing.TB, s *v1alpha1.Simulator, pod *corev1.Pod) *rest.Con
 	cfg := &rest.Config{
 		Host: "https://" + net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(int(s.Spec.KubeAPIServerPort))),
 		TLSClientConfig: rest.TLSClientConfig{
-			CAData:     secret.Data[simconfig.FileCACert],
-			CertData:   secret.Data[simconfig.FileAdminCert],
-			KeyData:    secret.Data[simconfig.FileAdminKey],
+			CAData:     secret.Data[contract.FileCACert],
+			CertData:   secret.Data[contract.FileAdminCert],
+			KeyData:    secret.Data[contract.FileAdminKey],
 			ServerName: sim.SimulatorServiceName(s.Name) + "." + s.Namespace + ".svc",
 		},
 		Timeout: 10 * time.Second,

@@ -26,13 +26,14 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
-	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
@@ -65,8 +66,8 @@ func TestFiftySimulators(t *testing.T) {
 	simShare := share.DeepCopy()
 	simShare.Sub(etcdShare)
 	template := &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{
-		{Name: backing.SimulatorContainer, Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: simShare}}},
-		{Name: backing.EtcdContainer, Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: etcdShare}}},
+		{Name: contract.SimulatorContainer, Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: simShare}}},
+		{Name: contract.EtcdContainer, Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: etcdShare}}},
 	}}}
 	t.Logf("each simulator Pod requests %s of memory: %d fit on node %s", share.String(), fit, c.NodeName)
 

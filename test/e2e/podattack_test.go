@@ -26,6 +26,8 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,8 +38,6 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/pki"
-	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
-	simserver "sigs.k8s.io/simulator-apiserver/pkg/simulator/server"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 	"sigs.k8s.io/simulator-apiserver/test/images/httpclient/request"
 )
@@ -82,7 +82,7 @@ func TestSimulatorFromAnotherNamespacesPod(t *testing.T) {
 	}
 	// kube-proxy routes the ClusterIP some time after the Pod is Ready:
 	// the host, which its rules serve too, waits for it.
-	waitServiceAnswers(t, "https://"+net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(s.Spec.SimulatorServerPort)))+simserver.PathReadyz)
+	waitServiceAnswers(t, "https://"+net.JoinHostPort(service.Spec.ClusterIP, strconv.Itoa(int(s.Spec.SimulatorServerPort)))+contract.PathReadyz)
 	// What the attacker is after: a Secret to read, state to reset.
 	inner := innerClient(t, s, pod)
 	precious := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "precious", Namespace: metav1.NamespaceDefault}, StringData: map[string]string{"password": "hunter2"}}
@@ -110,7 +110,7 @@ func TestSimulatorFromAnotherNamespacesPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pair, err := forger.IssueClient(simconfig.AdminUser, []string{simconfig.AdminGroup}, time.Hour)
+	pair, err := forger.IssueClient(contract.AdminUser, []string{contract.AdminGroup}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestSimulatorFromAnotherNamespacesPod(t *testing.T) {
 	const (
 		forgedDir = "/forged"
 		tokenFile = "/var/run/secrets/kubernetes.io/serviceaccount/token"
-		// The simulator server's refusals (pkg/simulator/server AdminOnly).
+		// The simulator server's refusals (cmd/simulator/internal/server AdminOnly).
 		noCertificate = "no client certificate"
 		unknownCA     = "certificate signed by unknown authority"
 	)
@@ -145,14 +145,14 @@ func TestSimulatorFromAnotherNamespacesPod(t *testing.T) {
 		port := "https://" + net.JoinHostPort(ip, strconv.Itoa(int(s.Spec.SimulatorServerPort)))
 		// Open to all (the kubelet's probe): the connection itself is
 		// not refused, so each refusal below is the authentication's.
-		add(target+"/port/readyz", http.MethodGet, port+simserver.PathReadyz, noCredentials, http.StatusOK, "")
-		add(target+"/port/reset", http.MethodPut, port+simserver.PathReset, noCredentials, http.StatusUnauthorized, noCertificate)
-		add(target+"/port/export", http.MethodGet, port+simserver.PathExport, noCredentials, http.StatusUnauthorized, noCertificate)
-		add(target+"/port/schedulerconfiguration", http.MethodGet, port+simserver.PathSchedulerConfig, noCredentials, http.StatusUnauthorized, noCertificate)
-		add(target+"/port/reset/forged", http.MethodPut, port+simserver.PathReset, forgedCert, http.StatusUnauthorized, unknownCA)
-		add(target+"/port/export/forged", http.MethodGet, port+simserver.PathExport, forgedCert, http.StatusUnauthorized, unknownCA)
-		add(target+"/port/reset/token", http.MethodPut, port+simserver.PathReset, ownToken, http.StatusUnauthorized, noCertificate)
-		add(target+"/port/export/http", http.MethodGet, "http://"+strings.TrimPrefix(port, "https://")+simserver.PathExport, noCredentials,
+		add(target+"/port/readyz", http.MethodGet, port+contract.PathReadyz, noCredentials, http.StatusOK, "")
+		add(target+"/port/reset", http.MethodPut, port+contract.PathReset, noCredentials, http.StatusUnauthorized, noCertificate)
+		add(target+"/port/export", http.MethodGet, port+contract.PathExport, noCredentials, http.StatusUnauthorized, noCertificate)
+		add(target+"/port/schedulerconfiguration", http.MethodGet, port+contract.PathSchedulerConfig, noCredentials, http.StatusUnauthorized, noCertificate)
+		add(target+"/port/reset/forged", http.MethodPut, port+contract.PathReset, forgedCert, http.StatusUnauthorized, unknownCA)
+		add(target+"/port/export/forged", http.MethodGet, port+contract.PathExport, forgedCert, http.StatusUnauthorized, unknownCA)
+		add(target+"/port/reset/token", http.MethodPut, port+contract.PathReset, ownToken, http.StatusUnauthorized, noCertificate)
+		add(target+"/port/export/http", http.MethodGet, "http://"+strings.TrimPrefix(port, "https://")+contract.PathExport, noCredentials,
 			http.StatusBadRequest, "HTTP request to an HTTPS server")
 
 		apiserver := "https://" + net.JoinHostPort(ip, strconv.Itoa(int(s.Spec.KubeAPIServerPort)))

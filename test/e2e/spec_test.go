@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -47,7 +49,7 @@ func TestPodTemplate(t *testing.T) {
 		Spec: v1alpha1.SimulatorSpec{PodTemplate: &corev1.PodTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"team": "e2e"}},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{
-				Name: backing.SimulatorContainer,
+				Name: contract.SimulatorContainer,
 				Resources: corev1.ResourceRequirements{
 					Limits: corev1.ResourceList{corev1.ResourceMemory: limit},
 				},
@@ -63,7 +65,7 @@ func TestPodTemplate(t *testing.T) {
 		t.Errorf("Pod labels %v lack the template's team=e2e", pod.Labels)
 	}
 	for _, cs := range pod.Status.ContainerStatuses {
-		if cs.Name != backing.SimulatorContainer {
+		if cs.Name != contract.SimulatorContainer {
 			continue
 		}
 		got, err := framework.ContainerMemoryLimit(cs.ContainerID)
@@ -75,7 +77,7 @@ func TestPodTemplate(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("Pod %s has no %s container", pod.Name, backing.SimulatorContainer)
+	t.Errorf("Pod %s has no %s container", pod.Name, contract.SimulatorContainer)
 }
 
 // TestExternalEtcd runs an etcd in a Pod of the node and a simulator with
@@ -97,7 +99,7 @@ func TestExternalEtcd(t *testing.T) {
 	pod := simulatorPod(t, s)
 	checkPodOnNode(t, pod)
 	for _, container := range pod.Spec.Containers {
-		if container.Name == backing.EtcdContainer {
+		if container.Name == contract.EtcdContainer {
 			t.Errorf("Pod %s has an etcd container although spec.etcdURL is set", pod.Name)
 		}
 	}
@@ -168,9 +170,9 @@ func TestEtcdUnavailableSaysWhy(t *testing.T) {
 	t.Logf("status: %s: %s", phaseAndReason(*down), down.Status.Message)
 	pod := simulatorPod(t, down)
 	statuses := pod.Status.ContainerStatuses
-	i := slices.IndexFunc(statuses, func(cs corev1.ContainerStatus) bool { return cs.Name == backing.SimulatorContainer })
+	i := slices.IndexFunc(statuses, func(cs corev1.ContainerStatus) bool { return cs.Name == contract.SimulatorContainer })
 	if i < 0 {
-		t.Fatalf("Pod %s has no status of container %s: %+v", pod.Name, backing.SimulatorContainer, statuses)
+		t.Fatalf("Pod %s has no status of container %s: %+v", pod.Name, contract.SimulatorContainer, statuses)
 	}
 	cs := statuses[i]
 	last := cs.State.Terminated // exited, not started again yet

@@ -24,12 +24,13 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
-	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 )
 
 // startupTimeline is where the time from a simulator's create to Available
@@ -119,7 +120,7 @@ func (t *startupTimeline) report(tb testing.TB, pod *corev1.Pod, start, availabl
 func simulatorLogMilestones(tb testing.TB, pod *corev1.Pod, ref time.Time) map[string]time.Time {
 	tb.Helper()
 	out := map[string]time.Time{}
-	scanner := bufio.NewScanner(strings.NewReader(podLog(tb, pod.Namespace, pod.Name, backing.SimulatorContainer)))
+	scanner := bufio.NewScanner(strings.NewReader(podLog(tb, pod.Namespace, pod.Name, contract.SimulatorContainer)))
 	scanner.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for scanner.Scan() {
 		line := scanner.Text()

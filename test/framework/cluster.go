@@ -46,8 +46,6 @@ type Options struct {
 	// data). Empty means a new temporary directory that Stop removes; a
 	// given directory is created if needed and kept by Stop.
 	Dir string
-	// BinDir holds the binaries; empty means BinDir().
-	BinDir string
 	// WithoutSimAPIServer starts only the host control plane.
 	WithoutSimAPIServer bool
 	// SimAPIServerArgs are extra flags for sim-apiserver.
@@ -121,12 +119,9 @@ type Cluster struct {
 func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 	logger := klog.FromContext(ctx)
 	start := time.Now()
-	binDir := opts.BinDir
-	if binDir == "" {
-		var err error
-		if binDir, err = BinDir(); err != nil {
-			return nil, err
-		}
+	binDir, err := Binaries(ctx)
+	if err != nil {
+		return nil, err
 	}
 	binaries := map[string]string{}
 	names := []string{etcdBinary, kubeAPIServerBinary, kubeControllerManagerBinary}
@@ -153,7 +148,7 @@ func StartCluster(ctx context.Context, opts Options) (_ *Cluster, retErr error) 
 
 	var simBinary string
 	if !opts.WithoutSimAPIServer {
-		if simBinary, err = simAPIServerPath(ctx, binDir, c.Dir); err != nil {
+		if simBinary, err = findTool(binDir, simAPIServerBinary); err != nil {
 			return nil, err
 		}
 	}

@@ -24,6 +24,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"k8s.io/klog/v2"
 )
@@ -43,9 +45,10 @@ const (
 // _output/bin in the repository root.
 const BinDirEnv = "SIM_BIN_DIR"
 
-// ErrMissingBinary is wrapped by the error StartCluster returns when a tool
-// binary (etcd, kube-apiserver, ...) has not been built.
-var ErrMissingBinary = errors.New("binary not found; run `make tools`")
+// ErrMissingBinary is wrapped by the error StartCluster returns when a
+// pinned tool (etcd, kube-apiserver, ...) is missing or older than
+// hack/tools says: `make tools` builds them.
+var ErrMissingBinary = errors.New("run `make tools`")
 
 // RepoRoot returns the root of the repository: the first directory at or
 // above the working directory that holds a go.mod of this module.
@@ -67,8 +70,8 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// BinDir returns the directory holding the tool binaries: $SIM_BIN_DIR or
-// _output/bin in the repository root.
+// BinDir returns the directory holding the binaries: $SIM_BIN_DIR or
+// _output/bin in the repository root. Binaries makes them current.
 func BinDir() (string, error) {
 	if dir := os.Getenv(BinDirEnv); dir != "" {
 		return filepath.Abs(dir)
@@ -80,34 +83,60 @@ func BinDir() (string, error) {
 	return filepath.Join(root, "_output", "bin"), nil
 }
 
-// findTool returns the path of a tool binary in the bin directory, or an
-// error wrapping ErrMissingBinary.
-func findTool(binDir, name string) (string, error) {
-	path := filepath.Join(binDir, name)
-	info, err := os.Stat(path)
-	if err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%s in %s: %w", name, binDir, ErrMissingBinary)
-	}
-	return path, nil
+var binaries struct {
+	once sync.Once
+	dir  string
+	err  error
 }
 
-// simAPIServerPath returns the sim-apiserver binary from the bin directory
-// (what `make build` produces) or, if it is missing, builds it into dir.
-func simAPIServerPath(ctx context.Context, binDir, dir string) (string, error) {
-	if path, err := findTool(binDir, simAPIServerBinary); err == nil {
-		return path, nil
-	}
+// Binaries returns BinDir once every binary a test runs there is current,
+// under one rule: this tree's own (sim-apiserver, simulator, sim-scheduler)
+// are built from the tree by hack/build.sh, which relinks only what changed
+// (about a second when nothing did), and the pinned tools must be what
+// hack/tools says, or the error wraps ErrMissingBinary and names them stale.
+// A test never runs a binary older than the code it tests. Once per test
+// binary.
+func Binaries(ctx context.Context) (string, error) {
+	binaries.once.Do(func() {
+		binaries.dir, binaries.err = buildBinaries(ctx)
+	})
+	return binaries.dir, binaries.err
+}
+
+func buildBinaries(ctx context.Context) (string, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, simAPIServerBinary)
-	klog.FromContext(ctx).Info("Building sim-apiserver, `make build` did not", "binDir", binDir, "output", path)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", path, "./cmd/sim-apiserver")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/sim-apiserver: %w\n%s", err, out)
+	dir, err := BinDir()
+	if err != nil {
+		return "", err
+	}
+	logger := klog.FromContext(ctx)
+	check := exec.CommandContext(ctx, filepath.Join(root, "hack", "build-tools.sh"))
+	check.Dir = root
+	check.Env = append(os.Environ(), "BIN_DIR="+dir, "CHECK=true")
+	if out, err := check.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s: %w", strings.TrimSpace(string(out)), ErrMissingBinary)
+	}
+	start := time.Now()
+	build := exec.CommandContext(ctx, filepath.Join(root, "hack", "build.sh"))
+	build.Dir = root
+	build.Env = append(os.Environ(), "BIN_DIR="+dir)
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("hack/build.sh: %w\n%s", err, out)
+	}
+	logger.V(1).Info("This tree's binaries are current", "binDir", dir, "elapsed", time.Since(start))
+	return dir, nil
+}
+
+// findTool returns the path of a binary in the bin directory, or an error
+// wrapping ErrMissingBinary.
+func findTool(binDir, name string) (string, error) {
+	path := filepath.Join(binDir, name)
+	info, err := os.Stat(path)
+	if err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s in %s: not found: %w", name, binDir, ErrMissingBinary)
 	}
 	return path, nil
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"time"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -19,7 +21,6 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	"sigs.k8s.io/simulator-apiserver/pkg/pki"
-	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 // FreePorts returns n distinct ports free on 127.0.0.1 right now, e.g. for
@@ -63,7 +64,7 @@ func (e *Etcd) Stop() { e.process.stop(context.Background(), stopTimeout) }
 // StartEtcd starts an etcd on loopback with its data and log under the
 // cluster's directory.
 func (c *Cluster) StartEtcd(ctx context.Context, name string) (*Etcd, error) {
-	binDir, err := BinDir()
+	binDir, err := Binaries(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +96,7 @@ func (c *Cluster) RunSimulatorAsProcess(ctx context.Context, namespace, name str
 	// The simulator server is TLS with the simulator's serving certificate.
 	readyz := fmt.Sprintf("https://127.0.0.1:%d/readyz", p.Port)
 	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(run.secret.Data[simconfig.FileCACert])
+	pool.AppendCertsFromPEM(run.secret.Data[contract.FileCACert])
 	err = waitFor(ctx, run.proc, 90*time.Second, func(ctx context.Context) (bool, error) {
 		return httpOK(ctx, readyz, pool), nil
 	})
@@ -159,7 +160,7 @@ func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name str
 	if err != nil {
 		return nil, nil, err
 	}
-	binDir, err := BinDir()
+	binDir, err := Binaries(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -237,20 +238,20 @@ func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name str
 	}
 	p.Port = int(s.Spec.SimulatorServerPort)
 	env := map[string]string{
-		simconfig.EnvKubeAPIPort:      strconv.Itoa(int(s.Spec.KubeAPIServerPort)),
-		simconfig.EnvPort:             strconv.Itoa(p.Port),
-		simconfig.EnvEtcdURL:          etcdURL,
-		simconfig.EnvCredentialsDir:   credsDir,
-		simconfig.EnvEtcdPrefix:       backing.EtcdPrefix(s),
-		simconfig.EnvBinDir:           binDir,
-		simconfig.EnvDataDir:          filepath.Join(dir, "data"),
-		simconfig.EnvSchedulerPort:    strconv.Itoa(ports[0]),
-		simconfig.EnvKwokPort:         strconv.Itoa(ports[1]),
-		simconfig.EnvBindAddress:      "127.0.0.1",
-		simconfig.EnvAdvertiseAddress: "127.0.0.1",
+		contract.EnvKubeAPIPort:      strconv.Itoa(int(s.Spec.KubeAPIServerPort)),
+		contract.EnvPort:             strconv.Itoa(p.Port),
+		contract.EnvEtcdURL:          etcdURL,
+		contract.EnvCredentialsDir:   credsDir,
+		contract.EnvEtcdPrefix:       backing.EtcdPrefix(s),
+		contract.EnvBinDir:           binDir,
+		contract.EnvDataDir:          filepath.Join(dir, "data"),
+		contract.EnvSchedulerPort:    strconv.Itoa(ports[0]),
+		contract.EnvKwokPort:         strconv.Itoa(ports[1]),
+		contract.EnvBindAddress:      "127.0.0.1",
+		contract.EnvAdvertiseAddress: "127.0.0.1",
 	}
 	if etcdTLSDir != "" {
-		env[simconfig.EnvEtcdTLSDir] = etcdTLSDir
+		env[contract.EnvEtcdTLSDir] = etcdTLSDir
 	}
 	// The kubelet makes the termination message file, empty, for each run.
 	terminationLog := filepath.Join(dir, "termination-log")
@@ -258,7 +259,7 @@ func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name str
 		p.Stop()
 		return nil, nil, err
 	}
-	env[simconfig.EnvTerminationLog] = terminationLog
+	env[contract.EnvTerminationLog] = terminationLog
 	proc, err := startProcessWithEnv(ctx, "simulator-"+namespace+"-"+name, logDir, env, binaries["simulator"])
 	if proc != nil {
 		p.processes = append(p.processes, proc)
@@ -325,12 +326,12 @@ func (c *Cluster) markPodCrashLooping(ctx context.Context, pod *corev1.Pod, exit
 			{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: current.CreationTimestamp},
 		}
 		current.Status.ContainerStatuses = []corev1.ContainerStatus{{
-			Name:         backing.SimulatorContainer,
-			Image:        backing.Container(&current.Spec, backing.SimulatorContainer).Image,
+			Name:         contract.SimulatorContainer,
+			Image:        backing.Container(&current.Spec, contract.SimulatorContainer).Image,
 			RestartCount: 1,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
 				Reason:  "CrashLoopBackOff",
-				Message: fmt.Sprintf("back-off 10s restarting failed container=%s pod=%s_%s(%s)", backing.SimulatorContainer, pod.Name, pod.Namespace, pod.UID),
+				Message: fmt.Sprintf("back-off 10s restarting failed container=%s pod=%s_%s(%s)", contract.SimulatorContainer, pod.Name, pod.Namespace, pod.UID),
 			}},
 			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 				ExitCode: exitCode, Reason: "Error", Message: message, FinishedAt: now,
@@ -363,7 +364,7 @@ type EtcdClientCert struct {
 // a client certificate signed by its CA (--client-cert-auth), and returns
 // one.
 func (c *Cluster) StartTLSEtcd(ctx context.Context, name string) (*Etcd, EtcdClientCert, error) {
-	binDir, err := BinDir()
+	binDir, err := Binaries(ctx)
 	if err != nil {
 		return nil, EtcdClientCert{}, err
 	}

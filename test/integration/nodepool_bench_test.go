@@ -23,7 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
-	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
+	"sigs.k8s.io/simulator-apiserver/pkg/controller/nodepool"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
@@ -169,8 +169,8 @@ func rawCreate(ctx context.Context, cfg *rest.Config, n int) error {
 		node := &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        fmt.Sprintf("raw-%d", i),
-				Labels:      map[string]string{nodetemplate.LabelType: "kwok"},
-				Annotations: map[string]string{nodetemplate.AnnotationKwokNode: "fake"},
+				Labels:      map[string]string{nodepool.LabelType: "kwok"},
+				Annotations: map[string]string{nodepool.AnnotationKwokNode: "fake"},
 			},
 			Status: corev1.NodeStatus{Capacity: v1alpha1.DefaultNodeCapacity(), Allocatable: v1alpha1.DefaultNodeCapacity()},
 		}
@@ -188,7 +188,7 @@ func rawCreate(ctx context.Context, cfg *rest.Config, n int) error {
 // as against a cluster kwokctl made: its workdir holds a binary-runtime
 // cluster whose kubeconfig is the simulator's ?mode=direct one.
 func kwokctlScale(ctx context.Context, b *testing.B, ns, name string, n int) error {
-	binDir, err := framework.BinDir()
+	binDir, err := framework.Binaries(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"context"
 	"fmt"
 	"slices"
@@ -233,7 +234,7 @@ func TestSimulatorLifecycle(t *testing.T) {
 		t.Errorf("generation after a spec change = %d, want 2", updated.Generation)
 	}
 	replaced := waitForPod(t, ns, "life", 2)
-	if img := backing.Container(&replaced.Spec, backing.SimulatorContainer).Image; img != "example.com/simulator:v2" {
+	if img := backing.Container(&replaced.Spec, contract.SimulatorContainer).Image; img != "example.com/simulator:v2" {
 		t.Errorf("new Pod image %q", img)
 	}
 	if s := waitForPhase(t, c, ns, "life", v1alpha1.SimulatorPending); s.Status.ObservedGeneration != 2 {

@@ -31,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 
-	"sigs.k8s.io/simulator-apiserver/pkg/simulator/bootstrapseed"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/bootstrapseed"
 )
 
 // hookManager is the field manager of what kube-apiserver's bootstrap

@@ -37,13 +37,14 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
-	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
@@ -302,9 +303,9 @@ func writeCredentials(tb testing.TB, dir string) credentials {
 	}
 	return credentials{
 		dir:       dir,
-		caPEM:     secret.Data[simconfig.FileCACert],
-		adminCert: secret.Data[simconfig.FileAdminCert],
-		adminKey:  secret.Data[simconfig.FileAdminKey],
+		caPEM:     secret.Data[contract.FileCACert],
+		adminCert: secret.Data[contract.FileAdminCert],
+		adminKey:  secret.Data[contract.FileAdminKey],
 	}
 }
 

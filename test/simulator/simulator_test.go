@@ -35,6 +35,8 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -48,7 +50,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/pki"
-	simconfig "sigs.k8s.io/simulator-apiserver/pkg/simulator/config"
 )
 
 const schedulerConfigPath = "/api/v1/schedulerconfiguration"
@@ -268,7 +269,7 @@ func TestSimulator(t *testing.T) {
 			}
 			return &cert
 		}
-		simCA, err := pki.LoadCA(sim.creds.caPEM, readFile(t, filepath.Join(sim.creds.dir, simconfig.FileCAKey)))
+		simCA, err := pki.LoadCA(sim.creds.caPEM, readFile(t, filepath.Join(sim.creds.dir, contract.FileCAKey)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,8 +283,8 @@ func TestSimulator(t *testing.T) {
 			want int
 		}{
 			{"no certificate", nil, http.StatusUnauthorized},
-			{"the admin's name from another CA", certOf(forger, simconfig.AdminUser, simconfig.AdminGroup), http.StatusUnauthorized},
-			{"a user's certificate of the simulator CA (?mode=direct)", certOf(simCA, "alice", simconfig.AdminGroup), http.StatusForbidden},
+			{"the admin's name from another CA", certOf(forger, contract.AdminUser, contract.AdminGroup), http.StatusUnauthorized},
+			{"a user's certificate of the simulator CA (?mode=direct)", certOf(simCA, "alice", contract.AdminGroup), http.StatusForbidden},
 		} {
 			for _, r := range []struct{ method, path, body string }{
 				{http.MethodPut, "/api/v1/reset", ""},
@@ -642,7 +643,7 @@ profiles:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sim := startSimulator(t, bins, etcd, "/simulators/test/refused/uid-1", simconfig.EnvSchedulerConfigPath+"="+config)
+	sim := startSimulator(t, bins, etcd, "/simulators/test/refused/uid-1", contract.EnvSchedulerConfigPath+"="+config)
 	sim.waitExit(t, 2*time.Minute)
 	var exitErr interface{ ExitCode() int }
 	if !errors.As(sim.waitErr, &exitErr) || exitErr.ExitCode() == 0 {

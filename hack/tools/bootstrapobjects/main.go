@@ -20,7 +20,7 @@ limitations under the License.
 // empty cluster: k8s.io/kubernetes at the version this module pins (the one
 // hack/build-tools.sh builds kube-apiserver from), default feature gates (the
 // simulator's kube-apiserver sets none). hack/update-codegen.sh writes it to
-// pkg/simulator/bootstrapseed, which stores it into a new simulator's etcd.
+// cmd/simulator/internal/bootstrapseed, which stores it into a new simulator's etcd.
 package main
 
 import (

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"strconv"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 )
 
 // Labels put on every host object derived from a simulator, and on every
@@ -21,25 +23,16 @@ const (
 // reconciler has removed its Nodes from the simulator.
 const FinalizerCleanup = "sim.x-k8s.io/cleanup"
 
-// Ports used inside a simulator Pod besides the two the spec names; the
-// spec's ports must not collide with them.
-const (
-	EtcdClientPort      = 2379
-	EtcdPeerPort        = 2380
-	SchedulerSecurePort = 10259
-	KwokServerPort      = 10247
-)
-
 // ReservedPorts returns the Pod ports a spec may not use, and what uses them.
 // The etcd ports are taken only when the Pod runs its own etcd.
 func ReservedPorts(inPodEtcd bool) map[int32]string {
 	p := map[int32]string{
-		SchedulerSecurePort: "kube-scheduler",
-		KwokServerPort:      "kwok",
+		contract.SchedulerPort: "kube-scheduler",
+		contract.KwokPort:      "kwok",
 	}
 	if inPodEtcd {
-		p[EtcdClientPort] = "etcd"
-		p[EtcdPeerPort] = "etcd"
+		p[contract.EtcdClientPort] = "etcd"
+		p[contract.EtcdPeerPort] = "etcd"
 	}
 	return p
 }
@@ -74,3 +67,7 @@ func SimulatorPodName(simulator string, generation int64) string {
 
 // NodeName is the deterministic name of a nodepool's index-th Node.
 func NodeName(pool string, index int) string { return pool + "-" + strconv.Itoa(index) }
+
+// NodePoolSelector is the label selector of a nodepool's Nodes, as its
+// status and scale subresource report it.
+func NodePoolSelector(pool string) string { return LabelNodePool + "=" + pool }

@@ -31,7 +31,6 @@ import (
 	siminformers "sigs.k8s.io/simulator-apiserver/pkg/generated/informers/externalversions/sim/v1alpha1"
 	simlisters "sigs.k8s.io/simulator-apiserver/pkg/generated/listers/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
-	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
 )
 
 // FieldManager names the reconciler in the managedFields of what it writes.
@@ -66,7 +65,7 @@ type Controller struct {
 // compiled is a pool's template of one generation, parsed once.
 type compiled struct {
 	generation int64
-	node       *nodetemplate.Node
+	node       *NodeBuilder
 	err        error
 	// verified holds, by Node name, the resourceVersion last found to
 	// match this template, so that a sync re-renders only what changed.
@@ -261,7 +260,7 @@ func (c *Controller) template(np *v1alpha1.NodePool) (*compiled, error) {
 	if t, ok := c.templates[np.UID]; ok && t.generation == np.Generation {
 		return t, t.err
 	}
-	node, err := nodetemplate.Compile(np.Name, &np.Spec.Template)
+	node, err := NewNodeBuilder(np.Name, &np.Spec.Template)
 	t := &compiled{generation: np.Generation, node: node, err: err}
 	c.templates[np.UID] = t
 	return t, err

@@ -21,7 +21,6 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
-	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/nodepool"
 )
 
 // Progress is written to the pool's status this often while a batch runs,
@@ -240,7 +239,7 @@ func (c *Controller) writeStatus(ctx context.Context, np *v1alpha1.NodePool, o o
 	desired := *np.Spec.Replicas
 	st := np.Status.DeepCopy()
 	st.Replicas, st.ReadyReplicas = o.replicas, o.ready
-	st.Selector = nodepool.Selector(np.Name)
+	st.Selector = sim.NodePoolSelector(np.Name)
 	if o.done {
 		st.ObservedGeneration = np.Generation
 	}

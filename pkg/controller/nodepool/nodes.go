@@ -7,8 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-
-	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
 )
 
 // change is what an existing Node needs to match its template.
@@ -32,11 +30,11 @@ func diff(current, desired *corev1.Node) change {
 	}
 	var c change
 	meta := map[string]interface{}{}
-	if l := mapPatch(current.Labels, desired.Labels, nodetemplate.SplitKeys(current.Annotations[nodetemplate.AnnotationTemplateLabels])); l != nil {
+	if l := mapPatch(current.Labels, desired.Labels, SplitKeys(current.Annotations[AnnotationTemplateLabels])); l != nil {
 		meta["labels"] = l
 	}
-	dropped := append(nodetemplate.SplitKeys(current.Annotations[nodetemplate.AnnotationTemplateAnnotations]),
-		nodetemplate.AnnotationTemplateLabels, nodetemplate.AnnotationTemplateAnnotations)
+	dropped := append(SplitKeys(current.Annotations[AnnotationTemplateAnnotations]),
+		AnnotationTemplateLabels, AnnotationTemplateAnnotations)
 	if a := mapPatch(current.Annotations, desired.Annotations, dropped); a != nil {
 		meta["annotations"] = a
 	}

@@ -6,8 +6,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
 )
 
 func TestDiff(t *testing.T) {
@@ -16,7 +14,7 @@ func TestDiff(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        "p-0",
 				Labels:      map[string]string{"a": "1", "type": "kwok"},
-				Annotations: map[string]string{nodetemplate.AnnotationTemplateLabels: "a"},
+				Annotations: map[string]string{AnnotationTemplateLabels: "a"},
 			},
 			Spec: corev1.NodeSpec{PodCIDR: "10.0.0.0/24"},
 			Status: corev1.NodeStatus{
@@ -41,7 +39,7 @@ func TestDiff(t *testing.T) {
 		{name: "edited label is put back", edit: func(n *corev1.Node) { n.Labels["a"] = "2" }, meta: `{"metadata":{"labels":{"a":"1"}}}`},
 		{name: "label the template dropped is removed", edit: func(n *corev1.Node) {
 			n.Labels["gone"] = "x"
-			n.Annotations[nodetemplate.AnnotationTemplateLabels] = "a,gone"
+			n.Annotations[AnnotationTemplateLabels] = "a,gone"
 		}, meta: `{"metadata":{"annotations":{"sim.x-k8s.io/template-labels":"a"},"labels":{"gone":null}}}`},
 		{name: "taints and unschedulable", edit: func(n *corev1.Node) {
 			n.Spec.Taints = []corev1.Taint{{Key: "x", Effect: corev1.TaintEffectNoSchedule}}

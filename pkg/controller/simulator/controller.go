@@ -5,6 +5,7 @@
 package simulator
 
 import (
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -303,7 +304,7 @@ func (c *Controller) ensureSecret(ctx context.Context, s *v1alpha1.Simulator) er
 }
 
 func complete(secret *corev1.Secret) bool {
-	for _, k := range backing.CredentialKeys {
+	for _, k := range contract.CredentialFiles {
 		if len(secret.Data[k]) == 0 {
 			return false
 		}

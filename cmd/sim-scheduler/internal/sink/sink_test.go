@@ -298,7 +298,7 @@ func TestUpstreamAnnotations(t *testing.T) {
 }
 
 // storedResult reads the latest result of namespace/name as the Store's
-// layout says a reader must (pkg/simulator/server serves it so): the Pod's
+// layout says a reader must (cmd/simulator/internal/server serves it so): the Pod's
 // last whole line in the newest segment that has one.
 func storedResult(t *testing.T, dir, namespace, name string) (string, bool) {
 	t.Helper()

@@ -31,7 +31,7 @@ import (
 )
 
 // Store keeps the full result of each Pod's attempts in segment files, which
-// the simulator's HTTP API serves (pkg/simulator/server reads this layout,
+// the simulator's HTTP API serves (cmd/simulator/internal/server reads this layout,
 // and renders a document as JSON when asked for it):
 //
 //	<dir>/<seq>.log  the results' documents (schedulingresult.Document, encoded), one after another

@@ -5,14 +5,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/version"
 )
 
 // Defaults of a Simulator (KEP-159).
 const (
-	DefaultKubeAPIServerPort   = 3131
-	DefaultSimulatorServerPort = 1212
+	DefaultKubeAPIServerPort   = contract.DefaultKubeAPIPort
+	DefaultSimulatorServerPort = contract.DefaultPort
 )
 
 // DefaultNodeCapacity is the capacity of a generated Node when the template names none:

@@ -7,7 +7,6 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -132,11 +131,6 @@ func (r *ScaleREST) Update(ctx context.Context, name string, objInfo rest.Update
 	return scaleOf(obj.(*sim.NodePool)), false, nil
 }
 
-// Selector is the label selector of the Nodes a pool makes in its simulator.
-func Selector(pool string) string {
-	return labels.Set{sim.LabelNodePool: pool}.String()
-}
-
 func scaleOf(np *sim.NodePool) *autoscalingv1.Scale {
 	return &autoscalingv1.Scale{
 		ObjectMeta: metav1.ObjectMeta{
@@ -147,7 +141,7 @@ func scaleOf(np *sim.NodePool) *autoscalingv1.Scale {
 			CreationTimestamp: np.CreationTimestamp,
 		},
 		Spec:   autoscalingv1.ScaleSpec{Replicas: ptr.Deref(np.Spec.Replicas, 0)},
-		Status: autoscalingv1.ScaleStatus{Replicas: np.Status.Replicas, Selector: Selector(np.Name)},
+		Status: autoscalingv1.ScaleStatus{Replicas: np.Status.Replicas, Selector: sim.NodePoolSelector(np.Name)},
 	}
 }
 

@@ -18,7 +18,6 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
-	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 )
 
 // strategy holds the rules of simulator writes. Status is never written by
@@ -79,12 +78,12 @@ func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field
 }
 
 // validatePodTemplate refuses templates that replace the server's part of
-// the simulator container; backing, which makes the Pod, knows what it is.
+// the simulator container.
 func validatePodTemplate(s *sim.Simulator) field.ErrorList {
 	if s.Spec.PodTemplate == nil {
 		return nil
 	}
-	return backing.ValidatePodTemplate(s.Spec.PodTemplate, field.NewPath("spec", "podTemplate"))
+	return validation.ValidatePodTemplate(s.Spec.PodTemplate, field.NewPath("spec", "podTemplate"))
 }
 
 func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }

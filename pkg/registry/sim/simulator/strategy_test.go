@@ -4,17 +4,18 @@ import (
 	"context"
 	"testing"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
-	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 )
 
 func TestValidateUpdatePodTemplate(t *testing.T) {
 	withArgs := func(args ...string) *sim.Simulator {
 		s := &sim.Simulator{Spec: sim.SimulatorSpec{KubeAPIServerPort: 6443, SimulatorServerPort: 1212, Image: "simulator"}}
 		s.Name, s.Namespace, s.ResourceVersion = "s", "ns", "1"
-		s.Spec.PodTemplate = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: backing.SimulatorContainer, Args: args}}}}
+		s.Spec.PodTemplate = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: contract.SimulatorContainer, Args: args}}}}
 		return s
 	}
 	for _, tc := range []struct {

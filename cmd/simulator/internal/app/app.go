@@ -1,0 +1,435 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package app runs the simulator: it supervises kube-apiserver,
+// kube-scheduler and the kwok controller and serves the simulator API
+// until its context ends.
+package app
+
+import (
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/bootstrapseed"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/config"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/controlplane"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/etcdhttp"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/etcdprobe"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/reset"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/sandbox"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/schedconfig"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/server"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/snapshot"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/supervisor"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/termination"
+)
+
+// Run runs the simulator until ctx ends, then stops every child and
+// returns nil; it returns an error if it cannot start or serve.
+func Run(ctx context.Context, o *config.Options) error {
+	logger := klog.FromContext(ctx)
+	start := time.Now()
+	if err := checkCredentials(o); err != nil {
+		return err
+	}
+	bins, err := controlplane.FindBinaries(o.BinDir)
+	if err != nil {
+		return err
+	}
+	dataDir := o.DataDir
+	if dataDir == "" {
+		if dataDir, err = os.MkdirTemp("", "simulator-"); err != nil {
+			return fmt.Errorf("creating a data directory: %w", err)
+		}
+		defer func() { _ = os.RemoveAll(dataDir) }()
+	} else if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("creating the data directory: %w", err)
+	}
+	layout := controlplane.Layout{Dir: dataDir}
+	if err := controlplane.WriteFiles(o, layout); err != nil {
+		return err
+	}
+
+	// A configuration kube-scheduler would refuse fails the start, rather
+	// than have kube-scheduler crash in a loop.
+	var initial []byte
+	if o.SchedulerConfigPath != "" {
+		if initial, err = os.ReadFile(o.SchedulerConfigPath); err != nil {
+			return fmt.Errorf("reading %s: %w", contract.EnvSchedulerConfigPath, err)
+		}
+	}
+	store := schedconfig.NewStore(layout.SchedulerConfig(), layout.AdminKubeconfig(), schedconfig.DryRun{Binary: bins.KubeScheduler})
+	// The check (a dry start of kube-scheduler) runs while kube-apiserver
+	// starts: only kube-scheduler needs its result, and done first it would
+	// delay the whole start by a process start (issue 13, create → Available).
+	configChecked := make(chan struct{})
+	configFailed := make(chan error, 1)
+	go func() {
+		defer close(configChecked)
+		if _, err := store.Set(ctx, initial); err != nil {
+			configFailed <- fmt.Errorf("scheduler configuration %q: %w", o.SchedulerConfigPath, err)
+		}
+	}()
+
+	restConfig := controlplane.AdminRESTConfig(o)
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("creating the kube-apiserver client: %w", err)
+	}
+	metadataClient, err := metadata.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("creating the kube-apiserver metadata client: %w", err)
+	}
+	probeConfig := rest.CopyConfig(restConfig)
+	probeConfig.Timeout = 5 * time.Second
+	probeClient, err := kubernetes.NewForConfig(probeConfig)
+	if err != nil {
+		return fmt.Errorf("creating the kube-apiserver client: %w", err)
+	}
+	// The simulator CA: kube-scheduler's serving certificate is checked
+	// against it, and the server's clients are authenticated with it.
+	caPool, err := certutil.NewPool(o.Credential(contract.FileCACert))
+	if err != nil {
+		return fmt.Errorf("reading the CA: %w", err)
+	}
+	caClient := server.CAClient(caPool)
+	// Asked by many (see server.Shared): at most fifty times a second, as
+	// often as a waiting probe asks again (server.readyzRecheck), so that
+	// its answer follows kube-apiserver's readiness closely (issue 13,
+	// create → Available). Once the seed has written everything the
+	// bootstrap hooks would create, their checks are left out: each sleeps
+	// a second before its first look, and finds nothing to add.
+	var seeded atomic.Bool
+	leftOut := func() []string {
+		if seeded.Load() {
+			return bootstrapseed.Hooks
+		}
+		return nil
+	}
+	apiReady := server.Shared(server.ReadyzCheck(controlplane.KubeAPIServer, probeClient.Discovery().RESTClient(), leftOut), 20*time.Millisecond)
+	schedulerHealthy := server.HealthCheck(controlplane.KubeScheduler,
+		"https://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(o.SchedulerPort))+"/healthz", caClient)
+	// kwok and kube-controller-manager start once kube-apiserver is ready:
+	// started earlier, they would sit in their client backoffs after it is,
+	// and take CPU from it while it bootstraps.
+	waitForAPIServer := func(ctx context.Context) error {
+		return wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			return apiReady.Check(ctx) == nil, nil
+		})
+	}
+	// kube-scheduler, which the simulator's readiness waits for, starts once
+	// kube-apiserver serves (its admin certificate is authorized before the
+	// bootstrap policy exists) and the configuration is checked: its own
+	// start then overlaps kube-apiserver's post-start hooks (issue 13). A
+	// refused configuration ends Run.
+	waitForConfigAndAPIServing := func(ctx context.Context) error {
+		select {
+		case <-configChecked:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if store.Effective() == nil {
+			return errors.New("the scheduler configuration was refused")
+		}
+		return wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			return probeClient.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error() == nil, nil
+		})
+	}
+	etcdListening := func(ctx context.Context) error { return etcdprobe.Listening(ctx, o) }
+	apiserver := supervisor.New(controlplane.KubeAPIServerSpec(o, bins.KubeAPIServer), supervisor.Options{
+		BeforeStart: func(ctx context.Context) error { return waitForEtcd(ctx, etcdListening, etcdStartWait) },
+	})
+	scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForConfigAndAPIServing})
+	kwok := supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer})
+	controllers := supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout), supervisor.Options{BeforeStart: waitForAPIServer})
+	children := []*supervisor.Process{apiserver, scheduler, kwok, controllers}
+	var serverDone, clientsDone sync.WaitGroup
+
+	origins, err := config.CompileOrigins(o.CORSAllowedOrigins)
+	if err != nil {
+		return err
+	}
+	granter := &sandbox.Granter{Client: client.RbacV1()}
+	sandboxReady := server.Check{Name: "sandbox-rbac", Check: func(ctx context.Context) error {
+		if err := apiReady.Check(ctx); err != nil {
+			return err
+		}
+		return granter.Ensure(ctx)
+	}}
+	checks := []server.Check{apiReady, schedulerHealthy, sandboxReady}
+	handler := server.NewHandler(server.Config{
+		Checks:          checks,
+		SchedulerConfig: schedulerConfig{store: store, scheduler: scheduler},
+		Resetter:        &reset.Resetter{Discovery: client.Discovery(), Metadata: metadataClient, Client: client},
+		Processes: func() []supervisor.Status {
+			out := make([]supervisor.Status, 0, len(children))
+			for _, c := range children {
+				out = append(out, c.Status())
+			}
+			return out
+		},
+		AllowedOrigins:       origins,
+		SchedulingResultsDir: layout.SchedulingResults(),
+		Snapshotter:          snapshotter{client},
+	})
+	// The server is TLS with the inner apiserver's serving certificate, and
+	// only the simulator's admin may use its API (server.AdminOnly): the Pod
+	// is reachable by every Pod of the host that its NetworkPolicy admits.
+	serving, err := tls.LoadX509KeyPair(o.Credential(contract.FileServingCert), o.Credential(contract.FileServingKey))
+	if err != nil {
+		return fmt.Errorf("loading the serving certificate: %w", err)
+	}
+	addr := net.JoinHostPort(o.BindAddress, strconv.Itoa(o.Port))
+	listener, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	srv := &http.Server{
+		Handler: server.AdminOnly(handler, server.ClientCertAuthenticator(caPool)),
+		// A certificate is asked for, not required, so that the probes get
+		// an answer and others a 401; the authenticator verifies the chain.
+		TLSConfig: &tls.Config{
+			MinVersion:   tls.VersionTLS12,
+			Certificates: []tls.Certificate{serving},
+			ClientAuth:   tls.RequestClientCert,
+		},
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+
+	// Children stop in two waves: the apiserver's clients first, so that
+	// the apiserver has no watches left to drain and exits at once.
+	base := klog.NewContext(context.WithoutCancel(ctx), logger)
+	clientsCtx, stopClients := context.WithCancel(base)
+	serverCtx, stopServer := context.WithCancel(base)
+	stopChildren := func() {
+		stopClients()
+		clientsDone.Wait()
+		stopServer()
+		serverDone.Wait()
+	}
+	defer stopChildren()
+	serverDone.Go(func() { apiserver.Run(serverCtx) })
+	go func() {
+		if seedBootstrapObjects(ctx, o).Complete() {
+			seeded.Store(true)
+		}
+	}()
+	for _, c := range []*supervisor.Process{scheduler, kwok, controllers} {
+		clientsDone.Go(func() { c.Run(clientsCtx) })
+	}
+	// The sandbox's binding is made as soon as kube-apiserver serves (its
+	// admin is authorized before the bootstrap policy exists), so that
+	// readiness does not wait for one more write once kube-apiserver is
+	// ready (issue 13, create → Available).
+	clientsDone.Go(func() {
+		_ = wait.PollUntilContextCancel(clientsCtx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			return granter.Ensure(ctx) == nil, nil
+		})
+	})
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.ServeTLS(listener, "", "") }()
+	go logWhenReady(ctx, start, checks, leftOut)
+	etcdErr := make(chan error, 1)
+	go func() {
+		probe := func(ctx context.Context) error { return etcdprobe.Probe(ctx, o) }
+		if err := watchEtcd(ctx, apiReady, probe, etcdGrace, 2*time.Second); err != nil {
+			etcdErr <- err
+		}
+	}()
+	logger.Info("Simulator started", "server", addr, "kubeAPIServer", restConfig.Host, "dataDir", dataDir)
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		logger.Info("Stopping")
+	case runErr = <-serveErr:
+		runErr = fmt.Errorf("serving on %s: %w", addr, runErr)
+	case runErr = <-etcdErr:
+		// Ending is how the reason reaches the Pod's status (the
+		// termination message); the kubelet starts the container again.
+		logger.Error(runErr, "Stopping: kube-apiserver cannot use etcd")
+	case runErr = <-configFailed:
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Error(err, "Shutting down the server")
+	}
+	stopChildren()
+	logger.Info("Stopped")
+	return runErr
+}
+
+func checkCredentials(o *config.Options) error {
+	var errs []error
+	for _, f := range []string{
+		contract.FileCACert, contract.FileServingCert, contract.FileServingKey, contract.FileAdminCert,
+		contract.FileAdminKey, contract.FileServiceAccountKey, contract.FileServiceAccountPub,
+	} {
+		if _, err := os.Stat(o.Credential(f)); err != nil {
+			errs = append(errs, fmt.Errorf("credential %s: %w", f, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// seedBootstrapObjects stores what kube-apiserver's bootstrap hooks create
+// into its etcd while it starts (see bootstrapseed). Past seedWindow the
+// hooks have done the work themselves; a simulator that cannot seed starts
+// as without, its readiness waiting for the hooks.
+func seedBootstrapObjects(ctx context.Context, o *config.Options) bootstrapseed.Result {
+	logger := klog.FromContext(ctx)
+	client, err := etcdhttp.NewClient(o)
+	if err != nil {
+		logger.Info("Not seeding the bootstrap objects", "err", err)
+		return bootstrapseed.Result{}
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(ctx, seedWindow)
+	defer cancel()
+	start := time.Now()
+	r, err := bootstrapseed.Seed(ctx, client, o.EtcdPrefix)
+	if err != nil {
+		logger.Info("Not seeding the bootstrap objects", "objects", r.Written, "err", err)
+		return r
+	}
+	logger.V(2).Info("Seeded the bootstrap objects", "objects", r.Written, "of", r.Total, "duration", time.Since(start))
+	return r
+}
+
+// seedWindow bounds the seeding: kube-apiserver's hook starts a second
+// after it serves.
+const seedWindow = 10 * time.Second
+
+// etcdGrace is how long kube-apiserver may be not ready before etcd is
+// probed: longer than kube-apiserver's own etcd dial timeout (20 s) and
+// than a loaded node may take to start the Pod's etcd container.
+const etcdGrace = 30 * time.Second
+
+// watchEtcd checks kube-apiserver every interval and returns an
+// EtcdUnavailable error once it has not been ready for grace and probe says
+// why: etcd does not answer or refuses us. It returns nil when ctx ends.
+func watchEtcd(ctx context.Context, apiReady server.Check, probe func(context.Context) error, grace, interval time.Duration) error {
+	notReadySince := time.Now()
+	var reason error
+	_ = wait.PollUntilContextCancel(ctx, interval, false, func(ctx context.Context) (bool, error) {
+		if apiReady.Check(ctx) == nil {
+			notReadySince = time.Now()
+			return false, nil
+		}
+		if time.Since(notReadySince) < grace {
+			return false, nil
+		}
+		if err := probe(ctx); err != nil && ctx.Err() == nil {
+			reason = &termination.Error{Reason: contract.ReasonEtcdUnavailable, Err: fmt.Errorf(
+				"kube-apiserver has not been ready for %s and its etcd cannot be used: %w", time.Since(notReadySince).Round(time.Second), err)}
+			return true, nil
+		}
+		return false, nil
+	})
+	return reason
+}
+
+// etcdStartWait bounds how long kube-apiserver's start waits for etcd to
+// listen: past it, kube-apiserver starts anyway and says in its own log
+// what it finds wrong with etcd (watchEtcd then decides).
+const etcdStartWait = 10 * time.Second
+
+// waitForEtcd returns once probe passes, or after at most limit. A
+// kube-apiserver started before etcd listens fails its first dial at once,
+// and its etcd client (gRPC) waits a reconnect backoff of about a second
+// before the next, while its start stands still (issue 13: the etcd
+// container started 0.49 s after the simulator's on the local node).
+func waitForEtcd(ctx context.Context, probe func(context.Context) error, limit time.Duration) error {
+	waitCtx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var last error
+	_ = wait.PollUntilContextCancel(waitCtx, 20*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		last = probe(ctx)
+		return last == nil, nil
+	})
+	if err := ctx.Err(); err != nil {
+		// The simulator stops: no start.
+		return err
+	}
+	if last != nil {
+		klog.FromContext(ctx).Info("Starting kube-apiserver before etcd listens", "waited", limit, "err", last)
+	}
+	return nil
+}
+
+// logWhenReady logs how long the simulator took to become ready, and which
+// of kube-apiserver's checks its readiness left out.
+func logWhenReady(ctx context.Context, start time.Time, checks []server.Check, leftOut func() []string) {
+	err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		for _, c := range checks {
+			if c.Check(ctx) != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err == nil {
+		klog.FromContext(ctx).Info("Simulator ready", "after", time.Since(start).Round(time.Millisecond), "kubeAPIServerChecksLeftOut", leftOut())
+	}
+}
+
+// schedulerConfig updates the scheduler configuration and restarts
+// kube-scheduler with it.
+type schedulerConfig struct {
+	store     *schedconfig.Store
+	scheduler *supervisor.Process
+}
+
+func (s schedulerConfig) Effective() []byte { return s.store.Effective() }
+
+func (s schedulerConfig) Update(ctx context.Context, data []byte) ([]byte, error) {
+	effective, err := s.store.Set(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	s.scheduler.Restart()
+	return effective, nil
+}
+
+// snapshotter exports and imports the inner cluster's scenario.
+type snapshotter struct{ client kubernetes.Interface }
+
+func (s snapshotter) Export(ctx context.Context) (*snapshot.Snapshot, error) {
+	return snapshot.Export(ctx, s.client)
+}
+
+func (s snapshotter) Import(ctx context.Context, snap *snapshot.Snapshot) (snapshot.Result, error) {
+	return snapshot.Import(ctx, s.client, snap)
+}

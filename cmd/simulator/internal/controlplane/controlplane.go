@@ -1,0 +1,357 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controlplane knows how the simulator's children are run: where
+// their binaries are, the files they need in the data directory, and their
+// command lines.
+package controlplane
+
+import (
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/config"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/supervisor"
+)
+
+// Names of the children and of their binaries.
+const (
+	KubeAPIServer         = "kube-apiserver"
+	KubeScheduler         = "kube-scheduler"
+	KubeControllerManager = "kube-controller-manager"
+	Kwok                  = "kwok"
+	// SimScheduler is the binary of the kube-scheduler child: kube-scheduler
+	// that records every plugin's results (cmd/sim-scheduler).
+	SimScheduler = "sim-scheduler"
+)
+
+// The inner cluster's fixed network settings.
+const (
+	ServiceClusterIPRange = "10.96.0.0/16"
+	// PodCIDR is where kwok takes the IPs of pods on nodes without a
+	// podCIDR of their own.
+	PodCIDR              = "10.244.0.0/16"
+	ServiceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
+)
+
+// FakeNodeAnnotation marks the nodes kwok manages (the kwok convention).
+const FakeNodeAnnotation = "kwok.x-k8s.io/node"
+
+// disabledAdmissionPlugins need controllers the simulator does not run:
+// ServiceAccount would reject pods until a token controller made the
+// "default" ServiceAccount; TaintNodesByCondition taints every new node
+// NotReady, even one made Ready (nodepools), and the node lifecycle
+// controller would then write each of thousands of Nodes once more to lift
+// the taint; the PV/PVC protection finalizers are only removed by their
+// controllers.
+var disabledAdmissionPlugins = []string{"ServiceAccount", "TaintNodesByCondition", "StorageObjectInUseProtection"}
+
+//go:embed kwok-stages.yaml
+var kwokStages []byte
+
+// Binaries are the paths of the children's executables.
+type Binaries struct {
+	KubeAPIServer, KubeScheduler, KubeControllerManager, Kwok string
+}
+
+// FindBinaries looks for the children's executables in binDir, or, when it
+// is empty, next to the running executable, then in PATH.
+func FindBinaries(binDir string) (Binaries, error) {
+	var errs []error
+	find := func(name string) string {
+		p, err := findBinary(binDir, name)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return p
+	}
+	b := Binaries{
+		KubeAPIServer:         find(KubeAPIServer),
+		KubeScheduler:         find(SimScheduler),
+		KubeControllerManager: find(KubeControllerManager),
+		Kwok:                  find(Kwok),
+	}
+	return b, errors.Join(errs...)
+}
+
+func findBinary(binDir, name string) (string, error) {
+	if binDir != "" {
+		p := filepath.Join(binDir, name)
+		if !isExecutable(p) {
+			return "", fmt.Errorf("%s: no executable %s in %s", contract.EnvBinDir, name, binDir)
+		}
+		return p, nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("no executable %s next to the simulator or in PATH: %w", name, err)
+	}
+	return p, nil
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+}
+
+// Layout names the files of the data directory.
+type Layout struct{ Dir string }
+
+// AdminKubeconfig is the kubeconfig of the admin client certificate,
+// used by kube-scheduler and kwok.
+func (l Layout) AdminKubeconfig() string { return filepath.Join(l.Dir, "admin.kubeconfig") }
+
+// SchedulerConfig is the KubeSchedulerConfiguration kube-scheduler runs.
+func (l Layout) SchedulerConfig() string { return filepath.Join(l.Dir, "kube-scheduler.yaml") }
+
+// SchedulingResults is where the scheduler keeps the full result of each
+// Pod's latest scheduling attempt, for the simulator's HTTP API.
+func (l Layout) SchedulingResults() string { return filepath.Join(l.Dir, "scheduling-results") }
+
+// KwokConfig holds the kwok controller's stages.
+func (l Layout) KwokConfig() string { return filepath.Join(l.Dir, "kwok.yaml") }
+
+// localHost is the address to reach a server listening on bindAddress from
+// inside the Pod.
+func localHost(bindAddress string) string {
+	ip := net.ParseIP(bindAddress)
+	if ip == nil || ip.IsUnspecified() {
+		return "127.0.0.1"
+	}
+	return bindAddress
+}
+
+// AdminRESTConfig is a client config for the inner kube-apiserver with the
+// admin client certificate.
+func AdminRESTConfig(o *config.Options) *rest.Config {
+	return &rest.Config{
+		Host: "https://" + net.JoinHostPort(localHost(o.BindAddress), strconv.Itoa(o.KubeAPIPort)),
+		TLSClientConfig: rest.TLSClientConfig{
+			CAFile:   o.Credential(contract.FileCACert),
+			CertFile: o.Credential(contract.FileAdminCert),
+			KeyFile:  o.Credential(contract.FileAdminKey),
+		},
+		QPS:   200,
+		Burst: 400,
+	}
+}
+
+// WriteFiles writes the admin kubeconfig and the kwok configuration.
+func WriteFiles(o *config.Options, l Layout) error {
+	cfg := AdminRESTConfig(o)
+	kubeconfig := clientcmdapi.NewConfig()
+	kubeconfig.Clusters["simulator"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthority: cfg.CAFile}
+	kubeconfig.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificate: cfg.CertFile, ClientKey: cfg.KeyFile}
+	kubeconfig.Contexts["simulator"] = &clientcmdapi.Context{Cluster: "simulator", AuthInfo: "admin"}
+	kubeconfig.CurrentContext = "simulator"
+	if err := clientcmd.WriteToFile(*kubeconfig, l.AdminKubeconfig()); err != nil {
+		return fmt.Errorf("writing the admin kubeconfig: %w", err)
+	}
+	if err := os.WriteFile(l.KwokConfig(), kwokStages, 0o644); err != nil {
+		return fmt.Errorf("writing the kwok configuration: %w", err)
+	}
+	return nil
+}
+
+// KubeAPIServerSpec runs the inner kube-apiserver: client certificate
+// authentication, RBAC, and only the admission plugins that need no
+// controller.
+func KubeAPIServerSpec(o *config.Options, bin string) supervisor.Spec {
+	args := []string{
+		"--bind-address=" + o.BindAddress,
+		"--secure-port=" + strconv.Itoa(o.KubeAPIPort),
+		"--etcd-servers=" + o.EtcdURL,
+		"--etcd-prefix=" + o.EtcdPrefix,
+		"--tls-cert-file=" + o.Credential(contract.FileServingCert),
+		"--tls-private-key-file=" + o.Credential(contract.FileServingKey),
+		"--client-ca-file=" + o.Credential(contract.FileCACert),
+		"--authorization-mode=RBAC",
+		"--service-account-issuer=" + ServiceAccountIssuer,
+		"--service-account-key-file=" + o.Credential(contract.FileServiceAccountPub),
+		"--service-account-signing-key-file=" + o.Credential(contract.FileServiceAccountKey),
+		"--service-cluster-ip-range=" + ServiceClusterIPRange,
+		"--disable-admission-plugins=" + strings.Join(disabledAdmissionPlugins, ","),
+		"--allow-privileged=true",
+		// Nothing inside the simulator uses the kubernetes Service's
+		// endpoints, and a loopback advertise address (tests) is refused
+		// unless nothing writes them.
+		"--endpoint-reconciler-type=none",
+		"--profiling=false",
+	}
+	if ca, cert, key := o.EtcdTLSFiles(); ca != "" {
+		args = append(args, "--etcd-cafile="+ca, "--etcd-certfile="+cert, "--etcd-keyfile="+key)
+	}
+	if addr := advertiseAddress(o); addr != "" {
+		args = append(args, "--advertise-address="+addr)
+	}
+	if len(o.CORSAllowedOrigins) > 0 {
+		// Validated with the options.
+		exprs, _ := config.OriginRegexps(o.CORSAllowedOrigins)
+		args = append(args, "--cors-allowed-origins="+strings.Join(exprs, ","))
+	}
+	return supervisor.Spec{Name: KubeAPIServer, Path: bin, Args: args, Env: []string{lowMemoryGC}}
+}
+
+func advertiseAddress(o *config.Options) string {
+	if o.AdvertiseAddress != "" {
+		return o.AdvertiseAddress
+	}
+	if ip := net.ParseIP(o.BindAddress); ip != nil && !ip.IsUnspecified() {
+		return o.BindAddress
+	}
+	return ""
+}
+
+// KubeSchedulerSpec runs sim-scheduler (kube-scheduler recording its
+// plugins' results into the data directory) with the configuration in the data
+// directory, which names the admin kubeconfig (see schedconfig). It serves
+// on loopback with the simulator's serving certificate, so that the
+// readiness check can verify it; it authenticates client certificates of
+// the simulator CA itself and delegates tokens and authorization to the
+// inner apiserver, never to whatever in-cluster credentials the Pod may
+// have. The inner apiserver has no front proxy: nothing to look up.
+func KubeSchedulerSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
+	return supervisor.Spec{Name: KubeScheduler, Path: bin, Args: []string{
+		"--config=" + l.SchedulerConfig(),
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(o.SchedulerPort),
+		"--tls-cert-file=" + o.Credential(contract.FileServingCert),
+		"--tls-private-key-file=" + o.Credential(contract.FileServingKey),
+		"--client-ca-file=" + o.Credential(contract.FileCACert),
+		"--authentication-kubeconfig=" + l.AdminKubeconfig(),
+		"--authentication-skip-lookup=true",
+		"--authorization-kubeconfig=" + l.AdminKubeconfig(),
+		"--leader-elect=false",
+		"--profiling=false",
+		"--results-dir=" + l.SchedulingResults(),
+	}}
+}
+
+// controllers are the kube-controller-manager controllers a scheduler
+// sandbox needs, and no more (each costs memory even idle): workloads make
+// Pods (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs,
+// ReplicationControllers), PDBs get the status preemption reads, volumes and
+// DRA claims the scheduler waits for get made and bound, namespaces and
+// garbage go, quotas get the status their admission needs, NoExecute
+// taints evict, and a Node's conditions become the taints the scheduler
+// reads (the node lifecycle controller, see NodeMonitorGracePeriod). Left
+// out: what needs a real node, network or cloud (endpoints, attach/detach,
+// node IPAM, TTL annotations: the TTL controller would write every Node
+// again each time the cluster crosses 100, 500, 1,000 and 2,000 Nodes),
+// certificates and tokens.
+var controllers = []string{
+	"clusterrole-aggregation-controller",
+	"cronjob-controller",
+	"daemonset-controller",
+	"deployment-controller",
+	"disruption-controller",
+	"ephemeral-volume-controller",
+	"garbage-collector-controller",
+	"job-controller",
+	"namespace-controller",
+	"node-lifecycle-controller",
+	"persistentvolume-binder-controller",
+	"pod-garbage-collector-controller",
+	"replicaset-controller",
+	"replicationcontroller-controller",
+	"resourceclaim-controller",
+	"resourcequota-controller",
+	"serviceaccount-controller",
+	"statefulset-controller",
+	"taint-eviction-controller",
+	"ttl-after-finished-controller",
+}
+
+// lowMemoryGC makes a child's Go garbage collector run at half the default
+// heap growth: an idle sandbox trades some CPU for memory (issue 13).
+const lowMemoryGC = "GOGC=50"
+
+// NodeMonitorGracePeriod is how long the node lifecycle controller waits for
+// a Node's heartbeat before it marks the Node NotReady, then taints and
+// evicts: longer than a simulator lives. Nothing heartbeats a fake Node: kwok
+// holds no Lease for it (see KwokSpec), and a simulator's Node is as Ready as
+// its status says, as in kube-scheduler-simulator. The controller still turns
+// the conditions a user writes (Ready False, MemoryPressure, ...) into the
+// taints a cluster's Nodes would get.
+const NodeMonitorGracePeriod = 10 * 365 * 24 * time.Hour
+
+// KubeControllerManagerSpec runs kube's controllers inside the simulator, so
+// that workloads behave as in a cluster: Deployments make ReplicaSets make
+// Pods for the scheduler, Jobs run, garbage is collected, namespaces go.
+func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
+	return supervisor.Spec{Name: KubeControllerManager, Path: bin, Args: []string{
+		"--kubeconfig=" + l.AdminKubeconfig(),
+		"--authentication-kubeconfig=" + l.AdminKubeconfig(),
+		"--authentication-skip-lookup=true",
+		"--authorization-kubeconfig=" + l.AdminKubeconfig(),
+		"--controllers=" + strings.Join(controllers, ","),
+		"--root-ca-file=" + o.Credential(contract.FileCACert),
+		"--service-account-private-key-file=" + o.Credential(contract.FileServiceAccountKey),
+		"--cluster-signing-cert-file=" + o.Credential(contract.FileCACert),
+		"--cluster-signing-key-file=" + o.Credential(contract.FileCAKey),
+		"--use-service-account-credentials=false",
+		"--leader-elect=false",
+		"--node-monitor-grace-period=" + NodeMonitorGracePeriod.String(),
+		"--node-startup-grace-period=" + NodeMonitorGracePeriod.String(),
+		// Nothing reaches it: health is the supervisor's restarts.
+		"--secure-port=0",
+		"--profiling=false",
+	}, Env: []string{lowMemoryGC}}
+}
+
+// KwokSpec runs the kwok controller for the nodes annotated
+// kwok.x-k8s.io/node=fake, with the simulator's stages and no Node Leases.
+// With Leases, kwok (v0.8.0) plays a Node's Pods only once its own cache
+// holds the Lease it made, and skips for good the Pods bound before: a Node
+// made Ready had to wait behind a taint that kwok then lifted, two more
+// writes per Node (its Lease and the Node), and renewals after (33 a second
+// for 5,000 Nodes). Without, kwok plays a Node's Pods as soon as it sees the
+// Node, those bound before it saw it too (it lists them then), and a
+// restarted kwok takes its Nodes back at once rather than when the old
+// Leases expire.
+func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
+	args := []string{
+		"--kubeconfig=" + l.AdminKubeconfig(),
+		"--config=" + l.KwokConfig(),
+		"--manage-all-nodes=false",
+		"--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
+		"--manage-nodes-with-label-selector=",
+		"--cidr=" + PodCIDR,
+		"--node-lease-duration-seconds=0",
+	}
+	if o.KwokPort != 0 {
+		args = append(args, "--server-address=127.0.0.1:"+strconv.Itoa(o.KwokPort))
+	}
+	return supervisor.Spec{Name: Kwok, Path: bin, Args: args}
+}

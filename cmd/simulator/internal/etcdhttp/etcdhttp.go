@@ -1,0 +1,180 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package etcdhttp talks to the inner kube-apiserver's etcd over the
+// connection kube-apiserver makes (the same endpoints, the same CA and
+// client certificate), through etcd's HTTP API and its gRPC gateway
+// (/v3/...): the simulator needs a handful of requests of etcd, not a gRPC
+// client.
+package etcdhttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	certutil "k8s.io/client-go/util/cert"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/config"
+)
+
+// timeout bounds one request.
+const timeout = 5 * time.Second
+
+// Client is an HTTP client for the etcd of o.
+type Client struct {
+	http *http.Client
+	// Endpoints are the scheme://host of each etcd URL of o, in order.
+	Endpoints []string
+}
+
+// NewClient makes kube-apiserver's connection: etcd's CA and the client
+// certificate of o's etcd TLS files when there are some, else the system's
+// roots and no certificate.
+func NewClient(o *config.Options) (*Client, error) {
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+	if caFile, certFile, keyFile := o.EtcdTLSFiles(); caFile != "" {
+		pool, err := certutil.NewPool(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("etcd's CA: %w", err)
+		}
+		pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("the etcd client certificate: %w", err)
+		}
+		tlsConfig.RootCAs, tlsConfig.Certificates = pool, []tls.Certificate{pair}
+	}
+	c := &Client{http: &http.Client{
+		Timeout: timeout,
+		// No proxy from the environment: kube-apiserver dials etcd directly.
+		Transport: &http.Transport{TLSClientConfig: tlsConfig, DisableKeepAlives: true},
+	}}
+	for i, raw := range strings.Split(o.EtcdURL, ",") {
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil {
+			return nil, fmt.Errorf("etcd URL %d: %w", i+1, err)
+		}
+		c.Endpoints = append(c.Endpoints, (&url.URL{Scheme: u.Scheme, Host: u.Host}).String())
+	}
+	return c, nil
+}
+
+// Close releases the client's connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+// Health asks endpoint's /health; nil when it answers 200.
+func (c *Client) Health(ctx context.Context, endpoint string) error {
+	resp, err := c.do(ctx, http.MethodGet, endpoint+"/health", nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("/health answered %d: %s", resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
+// KeyValue is one etcd key and its value.
+type KeyValue struct {
+	Key   string
+	Value []byte
+}
+
+// CreateAll puts every key of kvs in one transaction, only if none of them
+// exists (etcd's own create-if-absent: CreateRevision == 0). It returns
+// whether they were written. etcd refuses a transaction of more than its
+// --max-txn-ops (128 by default) puts.
+func (c *Client) CreateAll(ctx context.Context, endpoint string, kvs []KeyValue) (bool, error) {
+	type compare struct {
+		Key            string `json:"key"`
+		Target         string `json:"target"`
+		Result         string `json:"result"`
+		CreateRevision string `json:"create_revision"`
+	}
+	type put struct {
+		Key   string `json:"key"`
+		Value string `json:"value"`
+	}
+	type op struct {
+		RequestPut put `json:"request_put"`
+	}
+	var txn struct {
+		Compare []compare `json:"compare"`
+		Success []op      `json:"success"`
+	}
+	for _, kv := range kvs {
+		key := base64.StdEncoding.EncodeToString([]byte(kv.Key))
+		txn.Compare = append(txn.Compare, compare{Key: key, Target: "CREATE", Result: "EQUAL", CreateRevision: "0"})
+		txn.Success = append(txn.Success, op{RequestPut: put{Key: key, Value: base64.StdEncoding.EncodeToString(kv.Value)}})
+	}
+	body, err := json.Marshal(txn)
+	if err != nil {
+		return false, err
+	}
+	resp, err := c.do(ctx, http.MethodPost, endpoint+"/v3/kv/txn", body)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return false, fmt.Errorf("reading etcd's answer: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return false, fmt.Errorf("/v3/kv/txn answered %d: %s", resp.StatusCode, strings.TrimSpace(string(answer)))
+	}
+	var result struct {
+		Succeeded bool `json:"succeeded"`
+	}
+	if err := json.Unmarshal(answer, &result); err != nil {
+		return false, fmt.Errorf("decoding etcd's answer: %w", err)
+	}
+	return result.Succeeded, nil
+}
+
+func (c *Client) do(ctx context.Context, method, u string, body []byte) (*http.Response, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, r)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		// The url.Error repeats the URL; its cause is the news.
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			return nil, ue.Err
+		}
+		return nil, err
+	}
+	return resp, nil
+}

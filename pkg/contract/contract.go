@@ -1,0 +1,170 @@
+/*
+Copyright The simulator-apiserver Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package contract is what sim-apiserver and the simulator image agree on:
+// the simulator container's environment (KEP-159's variables and ours), the
+// files of its credentials, the admin identity, the ports inside the Pod,
+// the paths of the simulator server's API, and the reasons a simulator
+// gives for ending. It is the only code the two share, and it imports the
+// standard library alone, so that either side can change its own code
+// without the other noticing, and a change here shows on both.
+package contract
+
+import "time"
+
+// Environment variables of the simulator container: KEP-159's first, then ours.
+const (
+	EnvKubeAPIPort           = "KUBE_API_PORT"
+	EnvPort                  = "PORT"
+	EnvSchedulerConfigPath   = "KUBE_SCHEDULER_CONFIG_PATH"
+	EnvEtcdURL               = "KUBE_SCHEDULER_SIMULATOR_ETCD_URL"
+	EnvCORSAllowedOriginList = "CORS_ALLOWED_ORIGIN_LIST"
+
+	EnvCredentialsDir   = "SIMULATOR_CREDENTIALS_DIR"
+	EnvEtcdPrefix       = "SIMULATOR_ETCD_PREFIX"
+	EnvEtcdTLSDir       = "SIMULATOR_ETCD_TLS_DIR"
+	EnvBinDir           = "SIMULATOR_BIN_DIR"
+	EnvDataDir          = "SIMULATOR_DATA_DIR"
+	EnvSchedulerPort    = "SIMULATOR_SCHEDULER_PORT"
+	EnvKwokPort         = "SIMULATOR_KWOK_PORT"
+	EnvBindAddress      = "SIMULATOR_BIND_ADDRESS"
+	EnvAdvertiseAddress = "SIMULATOR_ADVERTISE_ADDRESS"
+	EnvTerminationLog   = "SIMULATOR_TERMINATION_MESSAGE_PATH"
+)
+
+// Ports inside a simulator Pod. The first two are the KEP-159 defaults of
+// the spec's ports; the others are fixed (the Pod is a network namespace of
+// its own), and the spec's ports must not collide with them.
+const (
+	DefaultKubeAPIPort = 3131
+	DefaultPort        = 1212
+	EtcdClientPort     = 2379
+	EtcdPeerPort       = 2380
+	// SchedulerPort is kube-scheduler's usual secure port; tests that run
+	// the simulator on a shared host move it.
+	SchedulerPort = 10259
+	// KwokPort is the port kwokctl gives the kwok controller.
+	KwokPort = 10247
+)
+
+// DefaultBindAddress is where the inner kube-apiserver and the simulator
+// server listen unless told otherwise.
+const DefaultBindAddress = "0.0.0.0"
+
+// DefaultEtcdPrefix is the inner kube-apiserver's etcd key prefix in the
+// Pod's own etcd.
+const DefaultEtcdPrefix = "/registry"
+
+// The Pod's containers. A podTemplate container of the same name is merged
+// into the generated one.
+const (
+	SimulatorContainer = "simulator"
+	EtcdContainer      = "etcd"
+)
+
+// The Pod's volumes and where the simulator container mounts them. The
+// server owns them: a podTemplate may not replace them or mount over them.
+const (
+	// CredentialsVolume holds the simulator's Secret (the File* names).
+	CredentialsVolume = "credentials"
+	CredentialsDir    = "/etc/simulator/credentials"
+	// EtcdTLSVolume holds the Secret of spec.etcdTLSSecretName, the client
+	// certificate for an external etcd (the EtcdTLS* names).
+	EtcdTLSVolume = "etcd-tls"
+	EtcdTLSDir    = "/etc/simulator/etcd-tls"
+	// EtcdDataVolume is the etcd container's data.
+	EtcdDataVolume = "etcd-data"
+	EtcdDataDir    = "/var/lib/etcd"
+	// TmpVolume is the simulator's scratch space, writable whatever the
+	// image's /tmp.
+	TmpVolume = "tmp"
+	TmpDir    = "/tmp"
+)
+
+// Files of the credentials directory: the keys of the simulator's Secret.
+const (
+	FileCACert            = "ca.crt"
+	FileCAKey             = "ca.key"
+	FileServingCert       = "apiserver.crt"
+	FileServingKey        = "apiserver.key"
+	FileAdminCert         = "admin.crt"
+	FileAdminKey          = "admin.key"
+	FileServiceAccountKey = "sa.key"
+	FileServiceAccountPub = "sa.pub"
+)
+
+// CredentialFiles are all the files of the credentials directory.
+var CredentialFiles = []string{
+	FileCACert, FileCAKey, FileServingCert, FileServingKey,
+	FileAdminCert, FileAdminKey, FileServiceAccountKey, FileServiceAccountPub,
+}
+
+// Files of the etcd TLS directory: a kubernetes.io/tls Secret's keys.
+const (
+	EtcdTLSCA   = "ca.crt"
+	EtcdTLSCert = "tls.crt"
+	EtcdTLSKey  = "tls.key"
+)
+
+// The simulator's admin: the identity of the admin client certificate its
+// credentials hold (sim-apiserver's, to act on the inner apiserver and on
+// the simulator server). The simulator server serves its API to this
+// identity alone; users reach it through the host (simulators/api), where
+// host RBAC decides.
+const (
+	AdminUser  = "sim-admin"
+	AdminGroup = "system:masters"
+)
+
+// Paths of the simulator server (PORT). Only PathHealthz and PathReadyz are
+// open; the rest answer the admin alone.
+const (
+	PathHealthz           = "/healthz"
+	PathReadyz            = "/readyz"
+	PathSchedulerConfig   = "/api/v1/schedulerconfiguration"
+	PathReset             = "/api/v1/reset"
+	PathExport            = "/api/v1/export"
+	PathImport            = "/api/v1/import"
+	PathSchedulingResults = "/api/v1/schedulingresults"
+	PathProcesses         = "/debug/processes"
+)
+
+// ReadyzWaitParam makes PathReadyz hold its answer for up to a duration while
+// a check fails and answer 200 as soon as all pass: a probe every second with
+// ?wait=1s sees the simulator ready within a check interval, where a plain
+// probe sees it up to a period later.
+const ReadyzWaitParam = "wait"
+
+// MaxReadyzWait bounds how long anyone (PathReadyz is open) may hold a
+// request: the probe needs a period, 1 s.
+const MaxReadyzWait = 2 * time.Second
+
+// ReadinessProbePath is what the simulator container's readiness probe GETs:
+// PathReadyz, waiting up to the probe's period for the checks to pass.
+const ReadinessProbePath = PathReadyz + "?" + ReadyzWaitParam + "=1s"
+
+// EtcdFlags are the etcd container's flags beyond its addresses and data
+// directory.
+//
+// A member waits a random 1 to 10 heartbeats (of 100 ms) before it elects
+// itself, and etcd serves nothing before: with --election-timeout=500, the
+// least etcd accepts with that heartbeat, it waits 1 to 5, and the
+// simulator's kube-apiserver, which waits for it, starts sooner. A cluster
+// of one member never holds another election, and the heartbeat, which sets
+// its idle CPU, is kept.
+func EtcdFlags() []string {
+	return []string{"--log-level=warn", "--election-timeout=500"}
+}

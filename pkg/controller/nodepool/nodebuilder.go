@@ -1,0 +1,195 @@
+package nodepool
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"text/template"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+)
+
+// The marks of every generated Node: kwok manages Nodes with the annotation
+// (the kwok convention), and the label tells them apart from real ones.
+const (
+	AnnotationKwokNode = "kwok.x-k8s.io/node"
+
+	labelOSBeta   = "beta.kubernetes.io/os"
+	labelArchBeta = "beta.kubernetes.io/arch"
+	LabelType     = "type"
+)
+
+// The keys of the template's labels and annotations, recorded on each Node
+// so that a key the template drops is removed from existing Nodes while keys
+// that others set are left alone.
+const (
+	AnnotationTemplateLabels      = "sim.x-k8s.io/template-labels"
+	AnnotationTemplateAnnotations = "sim.x-k8s.io/template-annotations"
+)
+
+// NodeBuilder is a compiled pool template: its strings are parsed once and
+// rendered for each index. It is safe for concurrent use.
+type NodeBuilder struct {
+	pool        string
+	t           *v1alpha1.NodeTemplate
+	labels      map[string]*templateField
+	annotations map[string]*templateField
+	podCIDR     *templateField
+	providerID  *templateField
+}
+
+// templateField is one string of the template: a constant, or a parsed template.
+type templateField struct {
+	value string
+	tmpl  *template.Template
+}
+
+func compileField(s string) (*templateField, error) {
+	if !strings.Contains(s, "{{") {
+		return &templateField{value: s}, nil
+	}
+	t, err := nodetemplate.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	return &templateField{tmpl: t}, nil
+}
+
+func (f *templateField) render(v nodetemplate.Values) (string, error) {
+	if f.tmpl == nil {
+		return f.value, nil
+	}
+	var b strings.Builder
+	if err := f.tmpl.Execute(&b, v); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func compileMap(m map[string]string, what string) (map[string]*templateField, error) {
+	out := make(map[string]*templateField, len(m))
+	for k, v := range m {
+		f, err := compileField(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: %w", what, k, err)
+		}
+		out[k] = f
+	}
+	return out, nil
+}
+
+// Compile parses the template of pool. The template should have been
+// defaulted (capacity, allocatable) and validated.
+func NewNodeBuilder(pool string, t *v1alpha1.NodeTemplate) (*NodeBuilder, error) {
+	n := &NodeBuilder{pool: pool, t: t.DeepCopy()}
+	var err error
+	if n.labels, err = compileMap(t.Metadata.Labels, "label"); err != nil {
+		return nil, err
+	}
+	if n.annotations, err = compileMap(t.Metadata.Annotations, "annotation"); err != nil {
+		return nil, err
+	}
+	if n.podCIDR, err = compileField(t.Spec.PodCIDR); err != nil {
+		return nil, fmt.Errorf("podCIDR: %w", err)
+	}
+	if n.providerID, err = compileField(t.Spec.ProviderID); err != nil {
+		return nil, fmt.Errorf("providerID: %w", err)
+	}
+	return n, nil
+}
+
+// Render returns the index-th Node of the pool.
+func (n *NodeBuilder) Render(index int) (*corev1.Node, error) {
+	name := sim.NodeName(n.pool, index)
+	v := nodetemplate.Values{Index: index, Name: name, Pool: n.pool}
+	info := n.t.Status.NodeInfo
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name,
+			// What a kubelet would set; the template may say otherwise.
+			Labels: map[string]string{
+				corev1.LabelHostname:   name,
+				corev1.LabelOSStable:   or(info.OperatingSystem, "linux"),
+				corev1.LabelArchStable: or(info.Architecture, "amd64"),
+			},
+			Annotations: map[string]string{},
+		},
+		Spec: corev1.NodeSpec{
+			Taints:        slices.Clone(n.t.Spec.Taints),
+			Unschedulable: n.t.Spec.Unschedulable,
+		},
+		Status: corev1.NodeStatus{
+			Capacity:    n.t.Status.Capacity.DeepCopy(),
+			Allocatable: n.t.Status.Allocatable.DeepCopy(),
+			NodeInfo:    info,
+		},
+	}
+	if err := renderInto(node.Labels, n.labels, v, "label"); err != nil {
+		return nil, err
+	}
+	if err := renderInto(node.Annotations, n.annotations, v, "annotation"); err != nil {
+		return nil, err
+	}
+	if len(n.labels) > 0 {
+		node.Annotations[AnnotationTemplateLabels] = joinKeys(n.labels)
+	}
+	if len(n.annotations) > 0 {
+		node.Annotations[AnnotationTemplateAnnotations] = joinKeys(n.annotations)
+	}
+	// A kubelet sets the deprecated beta labels too, and the node lifecycle
+	// controller would otherwise write every Node once more to add them.
+	node.Labels[labelOSBeta] = node.Labels[corev1.LabelOSStable]
+	node.Labels[labelArchBeta] = node.Labels[corev1.LabelArchStable]
+	// The marks win over the template: without them the Node is not the pool's.
+	node.Labels[LabelType] = "kwok"
+	node.Labels[sim.LabelNodePool] = n.pool
+	node.Annotations[AnnotationKwokNode] = "fake"
+	var err error
+	if node.Spec.PodCIDR, err = n.podCIDR.render(v); err != nil {
+		return nil, fmt.Errorf("podCIDR: %w", err)
+	}
+	if node.Spec.PodCIDR != "" {
+		node.Spec.PodCIDRs = []string{node.Spec.PodCIDR}
+	}
+	if node.Spec.ProviderID, err = n.providerID.render(v); err != nil {
+		return nil, fmt.Errorf("providerID: %w", err)
+	}
+	return node, nil
+}
+
+func renderInto(dst map[string]string, fields map[string]*templateField, v nodetemplate.Values, what string) error {
+	for k, f := range fields {
+		s, err := f.render(v)
+		if err != nil {
+			return fmt.Errorf("%s %q: %w", what, k, err)
+		}
+		dst[k] = s
+	}
+	return nil
+}
+
+func joinKeys(m map[string]*templateField) string {
+	return strings.Join(slices.Sorted(maps.Keys(m)), ",")
+}
+
+// SplitKeys reads a key list recorded by Render.
+func SplitKeys(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,68 @@
+package nodepool
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+)
+
+func TestRenderNode(t *testing.T) {
+	capacity := corev1.ResourceList{"cpu": resource.MustParse("4"), "nvidia.com/gpu": resource.MustParse("2")}
+	tmpl := &v1alpha1.NodeTemplate{
+		Metadata: v1alpha1.NodeTemplateMetadata{
+			Labels:      map[string]string{"zone": "z-{{ mod .Index 3 }}", "type": "mine", "kubernetes.io/os": "plan9"},
+			Annotations: map[string]string{"note": "{{ .Pool }}/{{ .Name }}"},
+		},
+		Spec: v1alpha1.NodeTemplateSpec{
+			Taints:     []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}},
+			PodCIDR:    `{{ AddCIDR "10.0.0.0/24" .Index }}`,
+			ProviderID: "sim://{{ .Name }}",
+		},
+		Status: v1alpha1.NodeTemplateStatus{Capacity: capacity, Allocatable: capacity, NodeInfo: corev1.NodeSystemInfo{Architecture: "arm64"}},
+	}
+	n, err := NewNodeBuilder("pool", tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := n.Render(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "pool-4",
+			Labels: map[string]string{
+				"zone": "z-1", "kubernetes.io/os": "plan9", "kubernetes.io/arch": "arm64", "beta.kubernetes.io/os": "plan9", "beta.kubernetes.io/arch": "arm64", "kubernetes.io/hostname": "pool-4",
+				// The marks win over the template.
+				"type": "kwok", "sim.x-k8s.io/nodepool": "pool",
+			},
+			Annotations: map[string]string{
+				"note": "pool/pool-4", "kwok.x-k8s.io/node": "fake",
+				AnnotationTemplateLabels: "kubernetes.io/os,type,zone", AnnotationTemplateAnnotations: "note",
+			},
+		},
+		Spec: corev1.NodeSpec{
+			Taints:     []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}},
+			PodCIDR:    "10.0.4.0/24",
+			PodCIDRs:   []string{"10.0.4.0/24"},
+			ProviderID: "sim://pool-4",
+		},
+		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity, NodeInfo: corev1.NodeSystemInfo{Architecture: "arm64"}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Render(4) (-want +got):\n%s", d)
+	}
+	// A value valid for the first Node may fail for a later one.
+	bad, err := NewNodeBuilder("pool", &v1alpha1.NodeTemplate{Spec: v1alpha1.NodeTemplateSpec{PodCIDR: `{{ AddCIDR "255.255.255.0/24" .Index }}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bad.Render(1); err == nil {
+		t.Error("Render of an overflowing AddCIDR succeeded")
+	}
+}
