@@ -156,7 +156,7 @@ func TestSecretHoldsEveryCredential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range CredentialKeys {
+	for _, k := range contract.CredentialFiles {
 		if len(secret.Data[k]) == 0 {
 			t.Errorf("credential %q is missing", k)
 		}
