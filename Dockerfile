@@ -1,7 +1,23 @@
+# Copyright 2026 The Kubernetes Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # Images of simulator-apiserver, for machines with a Docker engine
 # (`make image`). Without one, hack/build-images.sh builds the same images
 # with buildah.
 
+# This tree's binaries (sim-apiserver, simulator, sim-scheduler), as
+# `make build` makes them.
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
@@ -9,23 +25,16 @@ COPY pkg/schedulingresult/go.mod pkg/schedulingresult/
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath \
-    -ldflags "-s -w -X sigs.k8s.io/simulator-apiserver/pkg/version.Version=${VERSION}" \
-    -o /out/ ./cmd/sim-apiserver ./cmd/simulator
+RUN BIN_DIR=/out VERSION=${VERSION} hack/build.sh
 
 # The pinned Kubernetes binaries of hack/tools (etcd, kube-apiserver,
-# kube-scheduler, kwok, ...) and sim-scheduler (cmd/sim-scheduler, its own
-# module), versions stamped.
+# kube-scheduler, kwok, ...), versions stamped.
 FROM golang:1.26 AS tools
 WORKDIR /src
 COPY hack/tools/go.mod hack/tools/go.sum hack/tools/
 RUN cd hack/tools && go mod download
-COPY cmd/sim-scheduler/go.mod cmd/sim-scheduler/go.sum cmd/sim-scheduler/
-COPY pkg/schedulingresult/go.mod pkg/schedulingresult/
-RUN cd cmd/sim-scheduler && go mod download
 COPY hack/tools/ hack/tools/
-COPY cmd/sim-scheduler/ cmd/sim-scheduler/
-COPY pkg/schedulingresult/ pkg/schedulingresult/
+COPY hack/lib/ hack/lib/
 COPY hack/build-tools.sh hack/
 RUN BIN_DIR=/out hack/build-tools.sh
 
@@ -38,6 +47,6 @@ ENTRYPOINT ["/sim-apiserver"]
 # entrypoint, the "etcd" container runs `etcd` from the same image. Root:
 # the credentials are mounted 0400 and etcd writes its data dir.
 FROM gcr.io/distroless/static AS simulator
-COPY --from=build /out/simulator /usr/local/bin/simulator
-COPY --from=tools /out/kube-apiserver /out/sim-scheduler /out/kube-controller-manager /out/kwok /out/etcd /usr/local/bin/
+COPY --from=build /out/simulator /out/sim-scheduler /usr/local/bin/
+COPY --from=tools /out/kube-apiserver /out/kube-controller-manager /out/kwok /out/etcd /usr/local/bin/
 ENTRYPOINT ["/usr/local/bin/simulator"]

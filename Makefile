@@ -1,3 +1,17 @@
+# Copyright 2026 The Kubernetes Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # simulator-apiserver — see README.md.
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
@@ -7,7 +21,7 @@ BIN_DIR    := $(OUTPUT_DIR)/bin
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 IMAGE_REPO ?= sim.x-k8s.io
 
-.PHONY: all build tools test test-unit test-integration verify codegen image run lint clean bench
+.PHONY: all build tools test verify codegen image run lint clean bench
 
 all: build
 
@@ -23,23 +37,28 @@ tools:
 codegen:
 	hack/update-codegen.sh
 
-## verify: fail if generated code is stale or lint fails
+## verify: fail if generated code is stale, an import breaks the layering, a
+## file lacks its licence header, .PHONY is wrong, or lint fails
 verify: lint
 	hack/verify-codegen.sh
+	hack/verify-boilerplate.sh
+	hack/verify-makefile.sh
+	go test -count=1 ./hack/importrules/
 
-## lint: gofmt and go vet
+## lint: gofmt, go vet and staticcheck over every module
 lint:
 	hack/verify-gofmt.sh
 	go vet ./...
-	@# -trimpath, no cgo: the flags of hack/build-tools.sh, whose build cache of k8s.io/kubernetes this reuses.
+	@# -trimpath, no cgo: the flags of hack/build.sh, whose build cache of k8s.io/kubernetes this reuses.
 	cd cmd/sim-scheduler && GOWORK=off CGO_ENABLED=0 go vet -trimpath ./...
 	cd pkg/schedulingresult && GOWORK=off go vet ./...
+	hack/verify-staticcheck.sh
 
 ## test: what CI runs — verify, unit tests, then integration tests against a real control plane
 test: verify build tools
 	hack/test.sh
 
-## bench: the benchmarks of DESIGN §8 in one run; figures and ratios in _output/bench/report.md
+## bench: the benchmarks of docs/performance.md in one run; figures and ratios in _output/bench/report.md
 bench: build tools
 	hack/bench.sh
 

@@ -1,7 +1,23 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Command benchreport turns the output of go test -bench (on stdin) into
 // the figures of `make bench`: one "name value unit" line per figure and
 // per ratio on stdout, and a Markdown report (-out) with one table per
-// benchmark, the budgets of DESIGN §8 against what was measured, and a plot
+// benchmark, the budgets of docs/performance.md against what was measured, and a plot
 // (SVG, next to the report) per series file a benchmark wrote to -dir.
 //
 // A benchmark compares contenders by reporting each one's figures as the
@@ -103,7 +119,7 @@ func (t *table) value(contender, metric string) (float64, bool) {
 }
 
 // contenderOrder puts the contenders of each comparison in the order of
-// DESIGN §8, the physical limit or the baseline first (go test prints a
+// docs/performance.md, the physical limit or the baseline first (go test prints a
 // benchmark's figures sorted by unit); others follow in the order they came.
 var contenderOrder = []string{"", "direct", "services-proxy", "sim-proxy", "raw", "nodepool", "kwokctl", "stock", "sim-scheduler", "idle"}
 
@@ -272,7 +288,7 @@ func run(in io.Reader, stdout io.Writer, out, dir string) error {
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString("\n## Budgets (DESIGN §8)\n\n")
+	b.WriteString("\n## Budgets (docs/performance.md)\n\n")
 	budgetTable(&b, tables)
 	b.WriteString("\n## Figures\n")
 	markdown(&b, tables)

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package inner reaches a simulator's inner kube-apiserver, and its
 // simulator server, from sim-apiserver: where they are (the ready Pod's IP,
 // never DNS) and how to authenticate (the admin client certificate of the
@@ -169,7 +185,7 @@ func newEntry(t Target, secret *corev1.Secret) (*entry, error) {
 	// shared one connection: 8 concurrent LISTs of 1,000 Nodes through the
 	// proxy ran at 0.96x (JSON) and 0.88x (protobuf) the rate of the host's
 	// own services/proxy, and at 1.15x and 1.10x over HTTP/1.1 (medians of
-	// 5 and 6 runs, README Performance).
+	// 5 and 6 runs).
 	transport := utilnet.SetOldTransportDefaults(&http.Transport{
 		TLSClientConfig: &tls.Config{
 			MinVersion:   tls.VersionTLS12,

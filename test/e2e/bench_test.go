@@ -46,7 +46,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
-// The benchmarks of DESIGN §8 that need the Pod on the node. Each b.Loop
+// The benchmarks of docs/performance.md that need the Pod on the node. Each b.Loop
 // iteration is one round; hack/bench.sh runs them with -benchtime 5x.
 // Three paths reach the same inner apiserver:
 //   - direct: to the Pod IP with the simulator's admin certificate (the

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package integration
 
 import (
@@ -30,7 +46,7 @@ import (
 // BenchmarkNodesToReady measures, each against a fresh simulator, how long n
 // Nodes take to exist and be Ready (kwok makes them Ready) when made by a
 // NodePool, by a raw 32-worker protobuf create loop, and by
-// `kwokctl scale node`, and reports the three and their ratios (DESIGN §8).
+// `kwokctl scale node`, and reports the three and their ratios (docs/performance.md).
 // Each iteration runs the three, the order rotating from one to the next so
 // that a machine getting busier or idler favours none; a contender's rate is
 // over every iteration's Nodes and time (one 5,000-Node run of each moved

@@ -20,7 +20,6 @@ limitations under the License.
 package app
 
 import (
-	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -28,6 +27,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"strconv"
 	"sync"
 	"sync/atomic"

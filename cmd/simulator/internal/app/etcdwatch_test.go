@@ -17,9 +17,9 @@ limitations under the License.
 package app
 
 import (
-	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"context"
 	"errors"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"strings"
 	"sync/atomic"
 	"testing"

@@ -20,7 +20,6 @@ limitations under the License.
 package controlplane
 
 import (
-	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -28,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"strconv"
 	"strings"
 	"time"

@@ -27,8 +27,8 @@ import (
 	"testing"
 	"time"
 
-	"sigs.k8s.io/simulator-apiserver/pkg/pki"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/config"
+	"sigs.k8s.io/simulator-apiserver/pkg/pki"
 )
 
 func healthHandler(status int) http.Handler {

@@ -31,7 +31,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/schedulingresult"
@@ -55,7 +55,7 @@ func (s *server) getSchedulingResult(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("namespace %q: %v", namespace, errs))
 		return
 	}
-	if errs := path.IsValidPathSegmentName(name); len(errs) > 0 || name == "" {
+	if errs := content.IsPathSegmentName(name); len(errs) > 0 || name == "" {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("name %q: %v", name, errs))
 		return
 	}

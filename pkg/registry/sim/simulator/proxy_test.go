@@ -1,9 +1,26 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package simulator
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,15 +29,17 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/gorilla/websocket"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/httpstream"
-	"k8s.io/apimachinery/pkg/util/httpstream/spdy"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	clientspdy "k8s.io/client-go/transport/spdy"
+	"k8s.io/streaming/pkg/httpstream"
+	"k8s.io/streaming/pkg/httpstream/spdy"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 )
@@ -211,12 +230,13 @@ func TestProxySPDYUpgrade(t *testing.T) {
 	back := backend(t, nil)
 	for _, allowed := range []bool{true, false} {
 		f := front(t, back, alice, allowed)
-		rt, err := spdy.NewRoundTripper(f.Client().Transport.(*http.Transport).TLSClientConfig.Clone())
+		ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: f.Certificate().Raw})
+		rt, upgrader, err := clientspdy.RoundTripperFor(&rest.Config{Host: f.URL, TLSClientConfig: rest.TLSClientConfig{CAData: ca}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		u, _ := url.Parse(f.URL + "/spdy")
-		conn, proto, err := clientspdy.NewDialer(rt, &http.Client{Transport: rt}, http.MethodPost, u).Dial("echo.v1")
+		conn, proto, err := clientspdy.NewDialer(upgrader, &http.Client{Transport: rt}, http.MethodPost, u).Dial("echo.v1")
 		if !allowed {
 			if err == nil {
 				conn.Close() //nolint:errcheck
