@@ -24,6 +24,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,9 +42,23 @@ func startEtcdAt(ctx context.Context, name, dataDir, logDir, binary string) (*pr
 	return startEtcdWith(ctx, name, dataDir, logDir, binary, "http", nil)
 }
 
+// throwawayEtcdFlags are the flags of an etcd whose data no one keeps.
+var throwawayEtcdFlags = []string{
+	// A throwaway cluster: durability is not worth the fsync latency.
+	"--unsafe-no-fsync=true",
+	"--log-level=warn",
+}
+
 // startEtcdWith is startEtcdAt serving scheme (http or https) with extra
 // flags; tlsConfig is the client configuration of its health checks.
 func startEtcdWith(ctx context.Context, name, dataDir, logDir, binary, scheme string, tlsConfig *tls.Config, extra ...string) (*process, string, error) {
+	return startEtcdProcess(ctx, name, dataDir, logDir, binary, scheme, tlsConfig, nil, append(slices.Clone(throwawayEtcdFlags), extra...)...)
+}
+
+// startEtcdProcess starts a single-member etcd on loopback with vars
+// (NAME=value) added to its environment and flags beyond its name,
+// addresses and data directory, and waits until it is healthy.
+func startEtcdProcess(ctx context.Context, name, dataDir, logDir, binary, scheme string, tlsConfig *tls.Config, vars []string, flags ...string) (*process, string, error) {
 	ports, err := freePorts(2)
 	if err != nil {
 		return nil, "", err
@@ -58,11 +73,8 @@ func startEtcdWith(ctx context.Context, name, dataDir, logDir, binary, scheme st
 		"--initial-advertise-peer-urls=" + peerURL,
 		"--initial-cluster=etcd=" + peerURL,
 		"--initial-cluster-state=new",
-		// A throwaway cluster: durability is not worth the fsync latency.
-		"--unsafe-no-fsync=true",
-		"--log-level=warn",
-	}, extra...)
-	p, err := startProcess(ctx, name, logDir, binary, args...)
+	}, flags...)
+	p, err := startProcessWithVars(ctx, name, logDir, vars, binary, args...)
 	if err != nil {
 		return nil, "", err
 	}

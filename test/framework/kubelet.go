@@ -27,7 +27,7 @@ import (
 
 // kubeletConfig is the node's KubeletConfiguration, as JSON. What it takes
 // on a cgroup v1 machine without systemd, with everything under the node
-// directory and nothing pulled (see /work/shared/LOCAL-NODE.md).
+// directory and nothing pulled.
 func kubeletConfig(dir, socket, clientCA string, serving *keyPair, ports []int) map[string]any {
 	return map[string]any{
 		"apiVersion":         "kubelet.config.k8s.io/v1beta1",

@@ -54,12 +54,19 @@ func startProcess(ctx context.Context, name, logDir, binary string, args ...stri
 
 // startProcessWithEnv is startProcess with env added to the environment.
 func startProcessWithEnv(ctx context.Context, name, logDir string, env map[string]string, binary string, args ...string) (*process, error) {
+	vars := make([]string, 0, len(env))
+	for k, v := range env {
+		vars = append(vars, k+"="+v)
+	}
+	return startProcessWithVars(ctx, name, logDir, vars, binary, args...)
+}
+
+// startProcessWithVars is startProcess with vars (NAME=value) added to the
+// environment; of a name given twice, the last value holds.
+func startProcessWithVars(ctx context.Context, name, logDir string, vars []string, binary string, args ...string) (*process, error) {
 	var environ []string
-	if len(env) > 0 {
-		environ = os.Environ()
-		for k, v := range env {
-			environ = append(environ, k+"="+v)
-		}
+	if len(vars) > 0 {
+		environ = append(os.Environ(), vars...)
 	}
 	return startCommand(ctx, name, filepath.Join(logDir, name+".log"), environ, binary, args...)
 }
@@ -106,6 +113,12 @@ func (p *process) exited() (bool, error) {
 // process to exit, then sends SIGKILL. It returns once the process has been
 // reaped. Stopping an exited process is a no-op.
 func (p *process) stop(ctx context.Context, timeout time.Duration) {
+	p.terminate(ctx, timeout)
+}
+
+// terminate is stop, and reports whether the process had to be killed: it
+// had not exited within timeout of SIGTERM.
+func (p *process) terminate(ctx context.Context, timeout time.Duration) (killed bool) {
 	logger := klog.FromContext(ctx)
 	pgid := -p.cmd.Process.Pid
 	if exited, _ := p.exited(); !exited {
@@ -117,10 +130,12 @@ func (p *process) stop(ctx context.Context, timeout time.Duration) {
 			logger.Info("Process did not exit after SIGTERM, killing it", "name", p.name, "timeout", timeout)
 			_ = syscall.Kill(pgid, syscall.SIGKILL)
 			<-p.done
+			killed = true
 		}
 	}
 	// Children the process may have left behind in its group.
 	_ = syscall.Kill(pgid, syscall.SIGKILL)
+	return killed
 }
 
 // kill sends SIGKILL to the process group, as a crash would, and returns

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,19 +138,29 @@ func procStat(pid int) ([]string, error) {
 	return strings.Fields(string(data[i+1:])), nil
 }
 
-// TreeCPU returns the CPU time process pid and all its descendants alive
-// now have used (a descendant that ended is not counted).
-func TreeCPU(pid int) (time.Duration, error) {
+// pids lists the processes of /proc.
+func pids() ([]int, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, err
+		return nil, err
+	}
+	var out []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out, nil
+}
+
+// processChildren maps each process of /proc to its children.
+func processChildren() (map[int][]int, error) {
+	all, err := pids()
+	if err != nil {
+		return nil, err
 	}
 	children := map[int][]int{}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	for _, p := range all {
 		f, err := procStat(p)
 		if err != nil || len(f) < 2 {
 			continue // ended meanwhile
@@ -159,17 +170,96 @@ func TreeCPU(pid int) (time.Duration, error) {
 			children[ppid] = append(children[ppid], p)
 		}
 	}
-	var total time.Duration
+	return children, nil
+}
+
+// processTree calls visit for process pid and then for each of its
+// descendants alive now, parents first. An error of visit for pid is
+// returned; for a descendant (ended meanwhile) it skips its descendants.
+func processTree(pid int, visit func(pid int) error) error {
+	children, err := processChildren()
+	if err != nil {
+		return err
+	}
 	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
-		cpu, err := ProcessCPU(queue[0])
-		if err != nil {
+		if err := visit(queue[0]); err != nil {
 			if queue[0] == pid {
-				return 0, err
+				return err
 			}
 			continue // ended meanwhile
 		}
-		total += cpu
 		queue = append(queue, children[queue[0]]...)
 	}
+	return nil
+}
+
+// TreeCPU returns the CPU time process pid and all its descendants alive
+// now have used (a descendant that ended is not counted).
+func TreeCPU(pid int) (time.Duration, error) {
+	var total time.Duration
+	err := processTree(pid, func(p int) error {
+		cpu, err := ProcessCPU(p)
+		total += cpu
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
 	return total, nil
+}
+
+// TreeMemory returns what process pid and all its descendants alive now
+// have resident, in all and by program (ProgramName).
+func TreeMemory(pid int) (total Memory, byProgram map[string]Memory, err error) {
+	byProgram = map[string]Memory{}
+	err = processTree(pid, func(p int) error {
+		m, err := ProcessMemory(p)
+		if err != nil {
+			return err
+		}
+		name := ProgramName(p)
+		byProgram[name] = byProgram[name].Add(m)
+		total = total.Add(m)
+		return nil
+	})
+	if err != nil {
+		return Memory{}, nil, err
+	}
+	return total, byProgram, nil
+}
+
+// ProgramName is the base name of process pid's argv[0] (its comm is cut
+// at 15 characters), "." if it has ended.
+func ProgramName(pid int) string {
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	argv0, _, _ := bytes.Cut(cmdline, []byte{0})
+	return filepath.Base(string(argv0))
+}
+
+// Alive reports whether process pid runs: it exists and is not a zombie.
+func Alive(pid int) bool {
+	f, err := procStat(pid)
+	// f[0] is field 3, the state.
+	return err == nil && len(f) > 0 && f[0] != "Z"
+}
+
+// ProcessesMentioning lists the live processes, other than this one,
+// whose command line holds s, as "PID COMMAND LINE".
+func ProcessesMentioning(s string) ([]string, error) {
+	all, err := pids()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, pid := range all {
+		if pid == os.Getpid() {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || !bytes.Contains(cmdline, []byte(s)) || !Alive(pid) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+	}
+	return out, nil
 }

@@ -108,3 +108,61 @@ func TestProcessCPU(t *testing.T) {
 		t.Error("TreeCPU of no process: no error")
 	}
 }
+
+func TestProcessTree(t *testing.T) {
+	// sh stays, with the marker in its command line, and forks a sleep.
+	const marker = "procfs-test-marker"
+	child := exec.Command("sh", "-c", "sleep 60; :", marker)
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := false
+	t.Cleanup(func() {
+		if !exited {
+			_ = child.Process.Kill()
+			_ = child.Wait()
+		}
+	})
+	pid := child.Process.Pid
+	var byProgram map[string]Memory
+	var total Memory
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var err error
+		if total, byProgram, err = TreeMemory(pid); err != nil {
+			t.Fatal(err)
+		}
+		if byProgram["sleep"].RSS > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("TreeMemory of sh never held its sleep: %v", byProgram)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(byProgram) != 2 || byProgram["sh"].RSS <= 0 || total != byProgram["sh"].Add(byProgram["sleep"]) {
+		t.Errorf("TreeMemory of sh and its sleep = %+v, %v; want the sum of sh and sleep", total, byProgram)
+	}
+	if name := ProgramName(pid); name != "sh" {
+		t.Errorf("ProgramName of sh = %q", name)
+	}
+	left, err := ProcessesMentioning(marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || !strings.HasPrefix(left[0], fmt.Sprintf("%d sh -c", pid)) {
+		t.Errorf("ProcessesMentioning(%q) = %q, want sh alone", marker, left)
+	}
+	if !Alive(pid) {
+		t.Error("Alive of a running sh: false")
+	}
+	_ = child.Process.Kill()
+	_ = child.Wait()
+	exited = true
+	if Alive(pid) {
+		t.Error("Alive of a reaped sh: true")
+	}
+	if _, _, err := TreeMemory(pid); err == nil {
+		t.Error("TreeMemory of no process: no error")
+	}
+}

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package framework
 
 import (
@@ -9,7 +25,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
@@ -237,30 +252,28 @@ func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name str
 		return nil, nil, err
 	}
 	p.Port = int(s.Spec.SimulatorServerPort)
-	env := map[string]string{
-		contract.EnvKubeAPIPort:      strconv.Itoa(int(s.Spec.KubeAPIServerPort)),
-		contract.EnvPort:             strconv.Itoa(p.Port),
-		contract.EnvEtcdURL:          etcdURL,
-		contract.EnvCredentialsDir:   credsDir,
-		contract.EnvEtcdPrefix:       backing.EtcdPrefix(s),
-		contract.EnvBinDir:           binDir,
-		contract.EnvDataDir:          filepath.Join(dir, "data"),
-		contract.EnvSchedulerPort:    strconv.Itoa(ports[0]),
-		contract.EnvKwokPort:         strconv.Itoa(ports[1]),
-		contract.EnvBindAddress:      "127.0.0.1",
-		contract.EnvAdvertiseAddress: "127.0.0.1",
-	}
-	if etcdTLSDir != "" {
-		env[contract.EnvEtcdTLSDir] = etcdTLSDir
-	}
 	// The kubelet makes the termination message file, empty, for each run.
 	terminationLog := filepath.Join(dir, "termination-log")
 	if err := os.WriteFile(terminationLog, nil, 0o666); err != nil {
 		p.Stop()
 		return nil, nil, err
 	}
-	env[contract.EnvTerminationLog] = terminationLog
-	proc, err := startProcessWithEnv(ctx, "simulator-"+namespace+"-"+name, logDir, env, binaries["simulator"])
+	env := contract.Environment{
+		KubeAPIPort:            int(s.Spec.KubeAPIServerPort),
+		Port:                   p.Port,
+		EtcdURL:                etcdURL,
+		CredentialsDir:         credsDir,
+		EtcdPrefix:             backing.EtcdPrefix(s),
+		EtcdTLSDir:             etcdTLSDir, // left out when empty
+		BinDir:                 binDir,
+		DataDir:                filepath.Join(dir, "data"),
+		SchedulerPort:          ports[0],
+		KwokPort:               ports[1],
+		BindAddress:            "127.0.0.1",
+		AdvertiseAddress:       "127.0.0.1",
+		TerminationMessagePath: terminationLog,
+	}
+	proc, err := startProcessWithVars(ctx, "simulator-"+namespace+"-"+name, logDir, env.Strings(), binaries["simulator"])
 	if proc != nil {
 		p.processes = append(p.processes, proc)
 	}

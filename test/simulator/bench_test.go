@@ -20,12 +20,13 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
@@ -33,7 +34,7 @@ import (
 // without a node: how long cmd/simulator takes from its start to /readyz 200,
 // and, once it has idled SIM_BENCH_IDLE (default 60s), the memory of each of
 // its processes and of an etcd of its own run with the etcd container's
-// flags (backing.EtcdTuning), as in the Pod:
+// flags (contract.EtcdFlags), as in the Pod:
 //
 //	go test ./test/simulator -run XXX -bench StartToReady -benchtime 5x -timeout 30m
 //
@@ -53,8 +54,7 @@ import (
 //	#!/bin/sh
 //	exec env GOMEMLIMIT=150MiB /path/to/_output/bin/kube-apiserver "$@"
 func BenchmarkStartToReady(b *testing.B) {
-	bins := binDir(b)
-	buildSimulator(b)
+	bins := framework.RequireBinaries(b)
 	idle := framework.BenchIdle(b, time.Minute)
 	type variant struct{ name, dir string }
 	variants := []variant{{"", bins}}
@@ -75,14 +75,18 @@ func BenchmarkStartToReady(b *testing.B) {
 		for j := range variants {
 			v := variants[(i+j)%len(variants)]
 			b.StopTimer()
-			etcd, etcdURL := startEtcdWith(b, v.dir, b.TempDir(), nil, backing.EtcdTuning()...)
+			etcd, etcdURL := framework.StartTestEtcdBinary(b, filepath.Join(v.dir, "etcd"), b.TempDir(), nil, contract.EtcdFlags()...)
 			b.StartTimer()
-			sim := startSimulator(b, v.dir, etcdURL, fmt.Sprintf("/simulators/bench/%d/%d/%d", b.N, i, j))
-			d := sim.waitReady(b, 2*time.Minute)
+			sim := framework.StartStandaloneSimulator(b, etcdURL, fmt.Sprintf("/simulators/bench/%d/%d/%d", b.N, i, j),
+				contract.Environment{BinDir: v.dir}.Strings()...)
+			d := sim.WaitReady(b, 2*time.Minute)
 			b.StopTimer()
 			time.Sleep(idle) // the state measured: idle
-			total, byName := treeMemory(b, sim.cmd.Process.Pid)
-			etcdMem, err := framework.ProcessMemory(etcd.cmd.Process.Pid)
+			total, byName, err := framework.TreeMemory(sim.PID())
+			if err != nil {
+				b.Fatalf("simulator: %v", err)
+			}
+			etcdMem, err := framework.ProcessMemory(etcd.PID())
 			if err != nil {
 				b.Fatalf("etcd: %v", err)
 			}
@@ -102,11 +106,11 @@ func BenchmarkStartToReady(b *testing.B) {
 			}
 			add("file-total-MiB", mib(byName["total"].File))
 			b.Logf("run %d %s: ready after %v; RSS after %v idle (MiB): %s", i, v.name, d.Round(time.Millisecond), idle, strings.Join(parts, ", "))
-			sim.stop(b, 30*time.Second)
-			if sim.waitErr != nil {
-				b.Fatalf("simulator exited with %v", sim.waitErr)
+			sim.Stop(b, 30*time.Second)
+			if err := sim.Err(); err != nil {
+				b.Fatalf("simulator exited with %v", err)
 			}
-			etcd.stop(b, 30*time.Second)
+			etcd.Stop(b, 30*time.Second)
 			b.StartTimer()
 		}
 	}

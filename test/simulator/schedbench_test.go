@@ -67,23 +67,20 @@ import (
 // instead of a hint from the previous one).
 func BenchmarkSchedulingThroughput(b *testing.B) {
 	const nodes, pods = 5000, 1000
-	bins := binDir(b)
-	stockBin := filepath.Join(bins, "kube-scheduler")
-	if _, err := os.Stat(stockBin); err != nil {
-		b.Fatalf("%s: run make tools", stockBin)
-	}
-	etcdProc, etcd := startEtcdWith(b, bins, b.TempDir(), nil, "--unsafe-no-fsync=true")
+	stockBin := framework.RequireBinary(b, "kube-scheduler")
+	simBin := framework.RequireBinary(b, "sim-scheduler")
+	etcdProc, etcd := framework.StartTestEtcd(b, b.TempDir(), nil, "--unsafe-no-fsync=true")
 	// The simulator's own scheduler idles: no Pod names its profile.
-	sim := startSimulator(b, bins, etcd, "/simulators/bench/scheduling/uid-1")
-	sim.waitReady(b, 2*time.Minute)
-	c := sim.client(b)
+	sim := framework.StartStandaloneSimulator(b, etcd, "/simulators/bench/scheduling/uid-1")
+	sim.WaitReady(b, 2*time.Minute)
+	c := sim.Client(b)
 	createNodes(b, c, "n", nodes, false)
 	const header = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 
 	// Both schedulers are started the same way, as a second scheduler of
 	// the cluster with a profile of its own.
 	cfg := filepath.Join(b.TempDir(), "stock.yaml")
-	data := header + "clientConnection: {qps: 5000, burst: 5000, kubeconfig: " + filepath.Join(sim.dataDir, "admin.kubeconfig") + "}\n" +
+	data := header + "clientConnection: {qps: 5000, burst: 5000, kubeconfig: " + filepath.Join(sim.DataDir, "admin.kubeconfig") + "}\n" +
 		"leaderElection: {leaderElect: false}\nprofiles:\n- schedulerName: stock-scheduler\n"
 	if err := os.WriteFile(cfg, []byte(data), 0o600); err != nil {
 		b.Fatal(err)
@@ -92,7 +89,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 	// among them) and etcd have used so far.
 	controlPlaneCPU := func() time.Duration {
 		sum := time.Duration(0)
-		for _, pid := range []int{sim.cmd.Process.Pid, etcdProc.cmd.Process.Pid} {
+		for _, pid := range []int{sim.PID(), etcdProc.PID()} {
 			cpu, err := framework.TreeCPU(pid)
 			if err != nil {
 				b.Fatal(err)
@@ -114,12 +111,12 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		time.Sleep(rest)
 		before := controlPlaneCPU()
 		restRate := float64(before-atRest) / float64(rest)
-		var p *proc
+		var p *framework.TestProcess
 		var r schedulingRound
 		requestsBefore := apiRequests(b, c)
 		start := time.Now()
 		r.rate = measureBinding(b, c, name, pods, func() {
-			p = startProc(b, name+"-scheduler", b.TempDir(), nil, bin, append([]string{"--config=" + cfg, "--secure-port=0"}, args...)...)
+			p = framework.StartTestProcess(b, name+"-scheduler", b.TempDir(), nil, bin, append([]string{"--config=" + cfg, "--secure-port=0"}, args...)...)
 		})
 		// CPU time from the scheduler's start to the last binding: its
 		// own (start included, the same for both) and the control plane's
@@ -127,13 +124,13 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		r.controlPlaneCPU = controlPlaneCPU() - before - time.Duration(restRate*float64(time.Since(start)))
 		r.requests = apiRequests(b, c).minus(requestsBefore)
 		var err error
-		if r.schedulerCPU, err = framework.ProcessCPU(p.cmd.Process.Pid); err != nil {
+		if r.schedulerCPU, err = framework.ProcessCPU(p.PID()); err != nil {
 			b.Fatal(err)
 		}
-		if r.rss, err = framework.ProcessRSS(p.cmd.Process.Pid); err != nil {
+		if r.rss, err = framework.ProcessRSS(p.PID()); err != nil {
 			b.Fatal(err)
 		}
-		p.stop(b, 30*time.Second)
+		p.Stop(b, 30*time.Second)
 		r.annotationBytes = annotationBytes(b, c, name)
 		deletePods(b, c, name)
 		return r
@@ -142,7 +139,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 	stock := func() schedulingRound { return run("stock", stockBin, both...) }
 	// sim-scheduler publishes its results as in the simulator.
 	simArgs := append(append([]string{"--results-dir=" + filepath.Join(b.TempDir(), "results")}, both...), strings.Fields(os.Getenv("SIM_SCHEDULER_BENCH_ARGS"))...)
-	simulated := func() schedulingRound { return run("sim", filepath.Join(bins, "sim-scheduler"), simArgs...) }
+	simulated := func() schedulingRound { return run("sim", simBin, simArgs...) }
 
 	// Each iteration runs both, in alternating order, so that a machine
 	// getting busier or idler favours neither: the ratio is the median of
@@ -207,7 +204,7 @@ var requestLabel = regexp.MustCompile(`(\w+)="([^"]*)"`)
 
 func apiRequests(tb testing.TB, c kubernetes.Interface) requestCounts {
 	tb.Helper()
-	data, err := c.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctxWithTimeout(tb, time.Minute))
+	data, err := c.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(framework.TimeoutContext(tb, time.Minute))
 	if err != nil {
 		tb.Fatalf("reading the API server's metrics: %v", err)
 	}
@@ -261,7 +258,7 @@ func (r requestCounts) perPod(pods int) string {
 // bench=prefix, keys and values.
 func annotationBytes(tb testing.TB, c kubernetes.Interface, prefix string) int64 {
 	tb.Helper()
-	list, err := c.CoreV1().Pods("default").List(ctxWithTimeout(tb, time.Minute), metav1.ListOptions{LabelSelector: "bench=" + prefix})
+	list, err := c.CoreV1().Pods("default").List(framework.TimeoutContext(tb, time.Minute), metav1.ListOptions{LabelSelector: "bench=" + prefix})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -298,7 +295,7 @@ func median(xs []float64) float64 {
 // createPending creates n Pods labelled bench=prefix for schedulerName.
 func createPending(tb testing.TB, c kubernetes.Interface, prefix, schedulerName string, n int) {
 	tb.Helper()
-	ctx := ctxWithTimeout(tb, 5*time.Minute)
+	ctx := framework.TimeoutContext(tb, 5*time.Minute)
 	work := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -332,7 +329,7 @@ func createPending(tb testing.TB, c kubernetes.Interface, prefix, schedulerName 
 // are bound and returns their rate from the first binding to the last.
 func measureBinding(tb testing.TB, c kubernetes.Interface, prefix string, n int, start func()) float64 {
 	tb.Helper()
-	ctx := ctxWithTimeout(tb, 15*time.Minute)
+	ctx := framework.TimeoutContext(tb, 15*time.Minute)
 	selector := "bench=" + prefix
 	list, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
@@ -376,12 +373,12 @@ func measureBinding(tb testing.TB, c kubernetes.Interface, prefix string, n int,
 
 func deletePods(tb testing.TB, c kubernetes.Interface, prefix string) {
 	tb.Helper()
-	ctx := ctxWithTimeout(tb, 5*time.Minute)
+	ctx := framework.TimeoutContext(tb, 5*time.Minute)
 	selector := metav1.ListOptions{LabelSelector: "bench=" + prefix}
 	if err := c.CoreV1().Pods("default").DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, selector); err != nil {
 		tb.Fatal(err)
 	}
-	waitFor(tb, 5*time.Minute, "the "+prefix+" pods to go", func() (bool, error) {
+	framework.WaitUntil(tb, 5*time.Minute, "the "+prefix+" pods to go", func() (bool, error) {
 		list, err := c.CoreV1().Pods("default").List(ctx, selector)
 		return err == nil && len(list.Items) == 0, nil
 	})

@@ -33,6 +33,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
+
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // Annotations and Events of cmd/sim-scheduler (its own module, so not
@@ -83,10 +85,10 @@ func waitResult(t *testing.T, c kubernetes.Interface, name, outcome string) (*co
 // waitResultWhere waits for a summary on the Pod for which done is true.
 func waitResultWhere(t *testing.T, c kubernetes.Interface, name string, done func(resultSummary) bool) (*corev1.Pod, resultSummary) {
 	t.Helper()
-	ctx := ctxWithTimeout(t, 2*time.Minute)
+	ctx := framework.TimeoutContext(t, 2*time.Minute)
 	var pod *corev1.Pod
 	var s resultSummary
-	waitFor(t, 2*time.Minute, "pod "+name+"'s scheduling result", func() (bool, error) {
+	framework.WaitUntil(t, 2*time.Minute, "pod "+name+"'s scheduling result", func() (bool, error) {
 		var err error
 		if pod, err = c.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return false, nil
@@ -103,9 +105,9 @@ func waitResultWhere(t *testing.T, c kubernetes.Interface, name string, done fun
 	return pod, s
 }
 
-func (s *simulator) schedulingResult(t *testing.T, name string) fullResult {
+func schedulingResult(t *testing.T, s *framework.StandaloneSimulator, name string) fullResult {
 	t.Helper()
-	status, body := s.do(t, http.MethodGet, resultsPath+"default/"+name, "")
+	status, body := s.Do(t, http.MethodGet, resultsPath+"default/"+name, "")
 	if status != http.StatusOK {
 		t.Fatalf("GET %s = %d %s", resultsPath+"default/"+name, status, body)
 	}
@@ -128,7 +130,7 @@ func eventNote(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason, pr
 func eventMatching(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason, what string, match func(string) bool) string {
 	t.Helper()
 	var note string
-	waitFor(t, time.Minute, "the "+reason+" event of "+pod.Name+": "+what, func() (bool, error) {
+	framework.WaitUntil(t, time.Minute, "the "+reason+" event of "+pod.Name+": "+what, func() (bool, error) {
 		list, err := events(t, c, pod, reason)
 		if err != nil {
 			return false, nil
@@ -147,7 +149,7 @@ func eventMatching(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason
 // events lists the Pod's Events with reason.
 func events(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason string) ([]corev1.Event, error) {
 	t.Helper()
-	list, err := c.CoreV1().Events("default").List(ctxWithTimeout(t, time.Minute), metav1.ListOptions{FieldSelector: fields.AndSelectors(
+	list, err := c.CoreV1().Events("default").List(framework.TimeoutContext(t, time.Minute), metav1.ListOptions{FieldSelector: fields.AndSelectors(
 		fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)),
 		fields.OneTermEqualSelector("reason", reason)).String()})
 	if err != nil {
@@ -161,7 +163,7 @@ func events(t *testing.T, c kubernetes.Interface, pod *corev1.Pod, reason string
 // then go to Nodes kwok already plays.
 func createNodes(t testing.TB, c kubernetes.Interface, prefix string, n int, kwok bool) {
 	t.Helper()
-	ctx := ctxWithTimeout(t, 5*time.Minute)
+	ctx := framework.TimeoutContext(t, 5*time.Minute)
 	work := make(chan int)
 	errs := make(chan error, 32)
 	var wg sync.WaitGroup
@@ -205,12 +207,11 @@ func createNodes(t testing.TB, c kubernetes.Interface, prefix string, n int, kwo
 // decisions: on the Pod (kube-scheduler-simulator's annotations and a
 // compact summary), in an Event, and in full from the simulator's API.
 func TestSchedulingResults(t *testing.T) {
-	bins := binDir(t)
-	etcd := startEtcd(t, bins, t.TempDir())
-	sim := startSimulator(t, bins, etcd, "/simulators/test/results/uid-1")
-	sim.waitReady(t, 2*time.Minute)
-	c := sim.client(t)
-	ctx := ctxWithTimeout(t, 10*time.Minute)
+	etcd := framework.StartThrowawayEtcd(t)
+	sim := framework.StartStandaloneSimulator(t, etcd, "/simulators/test/results/uid-1")
+	sim.WaitReady(t, 2*time.Minute)
+	c := sim.Client(t)
+	ctx := framework.TimeoutContext(t, 10*time.Minute)
 	createNodes(t, c, "small", 5, true)
 
 	t.Run("a Pod that fits nowhere shows every node's filter reason", func(t *testing.T) {
@@ -237,7 +238,7 @@ func TestSchedulingResults(t *testing.T) {
 		if want := "0/5 nodes: NodeResourcesFit: Insufficient cpu (5)"; note != want {
 			t.Errorf("event %q, want %q", note, want)
 		}
-		if full := sim.schedulingResult(t, "huge"); len(full.Filter) != 5 || full.Summary.Outcome != "Unschedulable" {
+		if full := schedulingResult(t, sim, "huge"); len(full.Filter) != 5 || full.Summary.Outcome != "Unschedulable" {
 			t.Errorf("full result: %d nodes in filter-result, outcome %q", len(full.Filter), full.Summary.Outcome)
 		}
 	})
@@ -328,7 +329,7 @@ func TestSchedulingResults(t *testing.T) {
 		low := cpuPod("low", "7")
 		low.Spec.NodeName, low.Spec.PriorityClassName = "small-4", "low"
 		createWithPriority(t, c, low)
-		waitFor(t, time.Minute, "pod low to run", func() (bool, error) {
+		framework.WaitUntil(t, time.Minute, "pod low to run", func() (bool, error) {
 			p, err := c.CoreV1().Pods("default").Get(ctx, "low", metav1.GetOptions{})
 			return err == nil && p.Status.Phase == corev1.PodRunning, nil
 		})
@@ -388,7 +389,7 @@ func TestSchedulingResults(t *testing.T) {
 		if _, ok := pod.Annotations[resultPrefix+"filter-result"]; ok {
 			t.Errorf("filter-result on the Pod at 5,005 nodes (%d bytes)", len(pod.Annotations[resultPrefix+"filter-result"]))
 		}
-		full := sim.schedulingResult(t, "huge-5k")
+		full := schedulingResult(t, sim, "huge-5k")
 		if len(full.Filter) != 5005 {
 			t.Errorf("full result has %d nodes in filter-result, want 5005", len(full.Filter))
 		}
@@ -396,11 +397,11 @@ func TestSchedulingResults(t *testing.T) {
 	})
 
 	t.Run("a reset removes the results with the Pods", func(t *testing.T) {
-		sim.schedulingResult(t, "web")
-		if status, body := sim.do(t, http.MethodPut, "/api/v1/reset", ""); status != http.StatusOK {
+		schedulingResult(t, sim, "web")
+		if status, body := sim.Do(t, http.MethodPut, "/api/v1/reset", ""); status != http.StatusOK {
 			t.Fatalf("PUT /api/v1/reset = %d %s", status, body)
 		}
-		if status, body := sim.do(t, http.MethodGet, resultsPath+"default/web", ""); status != http.StatusNotFound {
+		if status, body := sim.Do(t, http.MethodGet, resultsPath+"default/web", ""); status != http.StatusNotFound {
 			t.Errorf("GET %sdefault/web after the reset = %d %s, want 404", resultsPath, status, body)
 		}
 	})
@@ -412,7 +413,7 @@ func TestSchedulingResults(t *testing.T) {
 func createWithPriority(t testing.TB, c kubernetes.Interface, pod *corev1.Pod) *corev1.Pod {
 	t.Helper()
 	var created *corev1.Pod
-	waitFor(t, time.Minute, "PriorityClass "+pod.Spec.PriorityClassName+" to admit pod "+pod.Name, func() (bool, error) {
+	framework.WaitUntil(t, time.Minute, "PriorityClass "+pod.Spec.PriorityClassName+" to admit pod "+pod.Name, func() (bool, error) {
 		var err error
 		created, err = c.CoreV1().Pods(pod.Namespace).Create(t.Context(), pod, metav1.CreateOptions{})
 		if apierrors.IsForbidden(err) && strings.Contains(err.Error(), "no PriorityClass with name") {

@@ -50,6 +50,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/pki"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 const schedulerConfigPath = "/api/v1/schedulerconfiguration"
@@ -82,8 +83,8 @@ func testPod(namespace, name string) *corev1.Pod {
 
 func waitNodeReady(t testing.TB, c kubernetes.Interface, name string) {
 	t.Helper()
-	ctx := ctxWithTimeout(t, time.Minute)
-	waitFor(t, time.Minute, "node "+name+" to be Ready", func() (bool, error) {
+	ctx := framework.TimeoutContext(t, time.Minute)
+	framework.WaitUntil(t, time.Minute, "node "+name+" to be Ready", func() (bool, error) {
 		node, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
@@ -100,7 +101,7 @@ func waitNodeReady(t testing.TB, c kubernetes.Interface, name string) {
 // waitPodRunning waits for the pod to be bound to node and Running.
 func waitPodRunning(t *testing.T, c kubernetes.Interface, namespace, name, node string) {
 	t.Helper()
-	ctx := ctxWithTimeout(t, time.Minute)
+	ctx := framework.TimeoutContext(t, time.Minute)
 	var last *corev1.Pod
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
@@ -127,7 +128,7 @@ type objectRef struct{ kind, namespace, name string }
 // reset touches; reset must leave all of it.
 func systemObjects(t *testing.T, c kubernetes.Interface) map[objectRef]bool {
 	t.Helper()
-	ctx := ctxWithTimeout(t, time.Minute)
+	ctx := framework.TimeoutContext(t, time.Minute)
 	out := map[objectRef]bool{}
 	add := func(kind string, err error, items ...metav1.Object) {
 		if err != nil {
@@ -168,14 +169,13 @@ func metas[T any, PT interface {
 }
 
 func TestSimulator(t *testing.T) {
-	bins := binDir(t)
-	etcd := startEtcd(t, bins, t.TempDir())
-	sim := startSimulator(t, bins, etcd, "/simulators/test/sim/uid-1")
+	etcd := framework.StartThrowawayEtcd(t)
+	sim := framework.StartStandaloneSimulator(t, etcd, "/simulators/test/sim/uid-1")
 
-	took := sim.waitReady(t, 2*time.Minute)
+	took := sim.WaitReady(t, 2*time.Minute)
 	t.Logf("simulator ready %v after start", took.Round(time.Millisecond))
-	c := sim.client(t)
-	ctx := ctxWithTimeout(t, 10*time.Minute)
+	c := sim.Client(t)
+	ctx := framework.TimeoutContext(t, 10*time.Minute)
 
 	step := func(name string, f func(t *testing.T)) {
 		if !t.Run(name, f) {
@@ -198,23 +198,23 @@ func TestSimulator(t *testing.T) {
 		if u := review.Status.UserInfo; u.Username != "sim-admin" || !slices.Contains(u.Groups, "system:masters") {
 			t.Errorf("authenticated as %q %v, want sim-admin in system:masters", u.Username, u.Groups)
 		}
-		if status, _ := sim.anonymousGet(t, "/api/v1/namespaces", ""); status != http.StatusForbidden && status != http.StatusUnauthorized {
+		if status, _ := sim.AnonymousGet(t, "/api/v1/namespaces", ""); status != http.StatusForbidden && status != http.StatusUnauthorized {
 			t.Errorf("anonymous list of namespaces = %d, want 401 or 403 (RBAC)", status)
 		}
 	})
 
 	step("CORS allows the configured origin only", func(t *testing.T) {
 		for origin, want := range map[string]string{"http://localhost:3000": "http://localhost:3000", "http://localhost:3001": "", "http://evil.com": ""} {
-			if _, header := sim.anonymousGet(t, "/version", origin); header.Get("Access-Control-Allow-Origin") != want {
+			if _, header := sim.AnonymousGet(t, "/version", origin); header.Get("Access-Control-Allow-Origin") != want {
 				t.Errorf("kube-apiserver: Origin %s got Access-Control-Allow-Origin %q, want %q", origin, header.Get("Access-Control-Allow-Origin"), want)
 			}
-			req, err := http.NewRequest(http.MethodOptions, sim.serverURL+schedulerConfigPath, nil)
+			req, err := http.NewRequest(http.MethodOptions, sim.ServerURL+schedulerConfigPath, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			req.Header.Set("Origin", origin)
 			req.Header.Set("Access-Control-Request-Method", http.MethodPut)
-			resp, err := sim.serverClient(nil, 10*time.Second).Do(req)
+			resp, err := sim.ServerClient(nil, 10*time.Second).Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -247,7 +247,10 @@ func TestSimulator(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitPodRunning(t, c, "default", "web", "fake-0")
-		total, byName := treeMemory(t, sim.cmd.Process.Pid)
+		total, byName, err := framework.TreeMemory(sim.PID())
+		if err != nil {
+			t.Fatal(err)
+		}
 		rss := map[string]int64{}
 		for name, m := range byName {
 			rss[name] = m.RSS >> 20
@@ -269,7 +272,7 @@ func TestSimulator(t *testing.T) {
 			}
 			return &cert
 		}
-		simCA, err := pki.LoadCA(sim.creds.caPEM, readFile(t, filepath.Join(sim.creds.dir, contract.FileCAKey)))
+		simCA, err := pki.LoadCA(sim.Credentials.CAPEM, readFile(t, filepath.Join(sim.Credentials.Dir, contract.FileCAKey)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,13 +298,13 @@ func TestSimulator(t *testing.T) {
 				{http.MethodGet, "/api/v1/schedulingresults/default/web", ""},
 				{http.MethodGet, "/debug/processes", ""},
 			} {
-				if status, body := sim.doAs(t, c.cert, r.method, r.path, r.body); status != c.want {
+				if status, body := sim.DoAs(t, c.cert, r.method, r.path, r.body); status != c.want {
 					t.Errorf("%s: %s %s = %d %s, want %d", c.name, r.method, r.path, status, body, c.want)
 				}
 			}
 		}
 		// Plain HTTP is not served.
-		resp, err := http.Get(strings.Replace(sim.serverURL, "https://", "http://", 1) + "/api/v1/export")
+		resp, err := http.Get(strings.Replace(sim.ServerURL, "https://", "http://", 1) + "/api/v1/export")
 		if err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode != http.StatusBadRequest {
@@ -312,10 +315,10 @@ func TestSimulator(t *testing.T) {
 		if _, err := c.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{}); err != nil {
 			t.Errorf("pod web after refused resets: %v", err)
 		}
-		if status, body := sim.doAs(t, nil, http.MethodGet, "/readyz", ""); status != http.StatusOK {
+		if status, body := sim.DoAs(t, nil, http.MethodGet, "/readyz", ""); status != http.StatusOK {
 			t.Errorf("GET /readyz without a certificate = %d %s, want 200", status, body)
 		}
-		if status, body := sim.do(t, http.MethodGet, schedulerConfigPath, ""); status != http.StatusOK {
+		if status, body := sim.Do(t, http.MethodGet, schedulerConfigPath, ""); status != http.StatusOK {
 			t.Errorf("GET %s as the admin = %d %s", schedulerConfigPath, status, body)
 		}
 	})
@@ -335,7 +338,7 @@ func TestSimulator(t *testing.T) {
 		if _, err := c.AppsV1().Deployments("default").Create(ctx, d, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, time.Minute, "2 Pods of the Deployment Running on fake-0", func() (bool, error) {
+		framework.WaitUntil(t, time.Minute, "2 Pods of the Deployment Running on fake-0", func() (bool, error) {
 			pods, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 			if err != nil {
 				return false, nil
@@ -351,7 +354,7 @@ func TestSimulator(t *testing.T) {
 		if err := c.AppsV1().Deployments("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, time.Minute, "the garbage collector to remove the Deployment's Pods", func() (bool, error) {
+		framework.WaitUntil(t, time.Minute, "the garbage collector to remove the Deployment's Pods", func() (bool, error) {
 			pods, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 			return err == nil && len(pods.Items) == 0, nil
 		})
@@ -376,7 +379,7 @@ func TestSimulator(t *testing.T) {
 			{Key: corev1.TaintNodeMemoryPressure, Effect: corev1.TaintEffectNoSchedule},
 		}
 		var taints []corev1.Taint
-		waitFor(t, time.Minute, "sick-0's taints", func() (bool, error) {
+		framework.WaitUntil(t, time.Minute, "sick-0's taints", func() (bool, error) {
 			n, err := c.CoreV1().Nodes().Get(ctx, "sick-0", metav1.GetOptions{})
 			if err != nil {
 				return false, err
@@ -396,32 +399,32 @@ func TestSimulator(t *testing.T) {
 	})
 
 	step("a refused scheduler configuration keeps the scheduler running", func(t *testing.T) {
-		before := sim.processes(t)["kube-scheduler"]
-		_, effectiveBefore := sim.do(t, http.MethodGet, schedulerConfigPath, "")
+		before := sim.Processes(t)["kube-scheduler"]
+		_, effectiveBefore := sim.Do(t, http.MethodGet, schedulerConfigPath, "")
 		for _, tc := range []struct{ body, reason string }{
 			{"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 200\n", "percentageOfNodesToScore"},
 			{`{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","profiles":[{"schedulerName":"default-scheduler","plugins":{"filter":{"enabled":[{"name":"NoSuchPlugin"}]}}}]}`, "NoSuchPlugin"},
 			{"kind: Pod\n", "apiVersion must be"},
 		} {
-			status, body := sim.do(t, http.MethodPut, schedulerConfigPath, tc.body)
+			status, body := sim.Do(t, http.MethodPut, schedulerConfigPath, tc.body)
 			if status != http.StatusBadRequest || !strings.Contains(body, tc.reason) {
 				t.Errorf("PUT %q = %d %s, want 400 naming %q", tc.body, status, body, tc.reason)
 			}
 		}
-		if after := sim.processes(t)["kube-scheduler"]; after.PID != before.PID || after.Starts != before.Starts {
+		if after := sim.Processes(t)["kube-scheduler"]; after.PID != before.PID || after.Starts != before.Starts {
 			t.Errorf("kube-scheduler changed from %+v to %+v after refused configurations", before, after)
 		}
-		if status := sim.readyzStatus(); status != http.StatusOK {
+		if status := sim.ReadyzStatus(); status != http.StatusOK {
 			t.Errorf("readyz = %d after refused configurations", status)
 		}
-		if _, effectiveAfter := sim.do(t, http.MethodGet, schedulerConfigPath, ""); effectiveAfter != effectiveBefore {
+		if _, effectiveAfter := sim.Do(t, http.MethodGet, schedulerConfigPath, ""); effectiveAfter != effectiveBefore {
 			t.Error("the configuration in effect changed after refused configurations")
 		}
 	})
 
 	step("an accepted scheduler configuration restarts the scheduler with it", func(t *testing.T) {
-		before := sim.processes(t)["kube-scheduler"]
-		status, body := sim.do(t, http.MethodPut, schedulerConfigPath, `apiVersion: kubescheduler.config.k8s.io/v1
+		before := sim.Processes(t)["kube-scheduler"]
+		status, body := sim.Do(t, http.MethodPut, schedulerConfigPath, `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 percentageOfNodesToScore: 50
 profiles:
@@ -452,12 +455,12 @@ profiles:
 		if effective.PercentageOfNodesToScore != 50 || effective.LeaderElection.LeaderElect {
 			t.Errorf("PUT answered %+v, want percentageOfNodesToScore 50 and no leader election", effective)
 		}
-		waitFor(t, 30*time.Second, "a new kube-scheduler", func() (bool, error) {
-			after := sim.processes(t)["kube-scheduler"]
+		framework.WaitUntil(t, 30*time.Second, "a new kube-scheduler", func() (bool, error) {
+			after := sim.Processes(t)["kube-scheduler"]
 			return after.PID != 0 && after.PID != before.PID && after.Starts == before.Starts+1, nil
 		})
-		waitFor(t, 30*time.Second, "readyz after the restart", func() (bool, error) { return sim.readyzStatus() == http.StatusOK, nil })
-		if _, got := sim.do(t, http.MethodGet, schedulerConfigPath, ""); got != body {
+		framework.WaitUntil(t, 30*time.Second, "readyz after the restart", func() (bool, error) { return sim.ReadyzStatus() == http.StatusOK, nil })
+		if _, got := sim.Do(t, http.MethodGet, schedulerConfigPath, ""); got != body {
 			t.Errorf("GET answered another configuration than PUT:\n%s\n%s", got, body)
 		}
 		// Only a scheduler running the new configuration has this profile.
@@ -507,7 +510,7 @@ profiles:
 		mustCreate(err)
 		waitPodRunning(t, c, "team-a", "worker", "fake-0")
 
-		status, body := sim.do(t, http.MethodPut, "/api/v1/reset", "")
+		status, body := sim.Do(t, http.MethodPut, "/api/v1/reset", "")
 		if status != http.StatusOK {
 			t.Fatalf("reset = %d %s", status, body)
 		}
@@ -555,9 +558,9 @@ profiles:
 	// plays the Pods of the Nodes it finds at once. With Leases it waited
 	// until the old ones expired (10 minutes).
 	step("a killed kwok is restarted and runs Pods at once", func(t *testing.T) {
-		before := sim.kill(t, "kwok")
-		waitFor(t, time.Minute, "kwok to be restarted", func() (bool, error) {
-			after := sim.processes(t)["kwok"]
+		before := sim.Kill(t, "kwok")
+		framework.WaitUntil(t, time.Minute, "kwok to be restarted", func() (bool, error) {
+			after := sim.Processes(t)["kwok"]
 			return after.PID != 0 && after.PID != before.PID, nil
 		})
 		pod := testPod("default", "after-kwok")
@@ -569,12 +572,12 @@ profiles:
 	})
 
 	step("a killed kube-apiserver is restarted", func(t *testing.T) {
-		before := sim.kill(t, "kube-apiserver")
-		waitFor(t, time.Minute, "readyz to fail", func() (bool, error) { return sim.readyzStatus() != http.StatusOK, nil })
+		before := sim.Kill(t, "kube-apiserver")
+		framework.WaitUntil(t, time.Minute, "readyz to fail", func() (bool, error) { return sim.ReadyzStatus() != http.StatusOK, nil })
 		start := time.Now()
-		waitFor(t, 90*time.Second, "readyz to pass again", func() (bool, error) { return sim.readyzStatus() == http.StatusOK, nil })
+		framework.WaitUntil(t, 90*time.Second, "readyz to pass again", func() (bool, error) { return sim.ReadyzStatus() == http.StatusOK, nil })
 		t.Logf("ready again %v after readyz failed", time.Since(start).Round(time.Millisecond))
-		after := sim.processes(t)["kube-apiserver"]
+		after := sim.Processes(t)["kube-apiserver"]
 		if after.PID == before.PID || after.Starts != before.Starts+1 {
 			t.Errorf("kube-apiserver went from %+v to %+v, want one restart", before, after)
 		}
@@ -584,37 +587,47 @@ profiles:
 	})
 
 	step("SIGTERM stops everything and exits 0", func(t *testing.T) {
-		children := sim.processes(t)
-		if err := sim.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		children := sim.Processes(t)
+		if err := sim.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		sim.waitExit(t, 2*time.Minute)
+		exit := sim.WaitExit(t, 2*time.Minute)
 		t.Logf("simulator stopped %v after SIGTERM", time.Since(start).Round(time.Millisecond))
-		if sim.waitErr != nil {
+		if exit != nil {
 			var exitErr interface{ ExitCode() int }
-			if errors.As(sim.waitErr, &exitErr) {
+			if errors.As(exit, &exitErr) {
 				t.Errorf("simulator exited with code %d, want 0", exitErr.ExitCode())
 			} else {
-				t.Errorf("simulator: %v", sim.waitErr)
+				t.Errorf("simulator: %v", exit)
 			}
 		}
 		for name, p := range children {
-			if p.PID != 0 && alive(p.PID) {
+			if p.PID != 0 && framework.Alive(p.PID) {
 				t.Errorf("%s (pid %d) still alive after the simulator exited", name, p.PID)
 			}
 		}
-		if left := processesMentioning(t, sim.dir); len(left) > 0 {
+		if left := processesMentioning(t, sim.Dir); len(left) > 0 {
 			t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
 		}
-		if !strings.Contains(sim.tail(20), "Stopped") {
-			t.Errorf("no clean stop in the log:\n%s", sim.tail(20))
+		if !strings.Contains(sim.Tail(20), "Stopped") {
+			t.Errorf("no clean stop in the log:\n%s", sim.Tail(20))
 		}
 	})
 }
 
 // String helps failure messages.
 func (r objectRef) String() string { return fmt.Sprintf("%s %s/%s", r.kind, r.namespace, r.name) }
+
+// processesMentioning lists the live processes whose command line holds s.
+func processesMentioning(tb testing.TB, s string) []string {
+	tb.Helper()
+	left, err := framework.ProcessesMentioning(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return left
+}
 
 func readFile(tb testing.TB, path string) []byte {
 	tb.Helper()
@@ -629,8 +642,7 @@ func readFile(tb testing.TB, path string) []byte {
 // kube-scheduler refuses fails the start, saying why, although
 // kube-apiserver starts while it is checked; nothing is left running.
 func TestSimulatorRefusedSchedulerConfiguration(t *testing.T) {
-	bins := binDir(t)
-	etcd := startEtcd(t, bins, t.TempDir())
+	etcd := framework.StartThrowawayEtcd(t)
 	config := filepath.Join(t.TempDir(), "scheduler.yaml")
 	if err := os.WriteFile(config, []byte(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -643,16 +655,16 @@ profiles:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sim := startSimulator(t, bins, etcd, "/simulators/test/refused/uid-1", contract.EnvSchedulerConfigPath+"="+config)
-	sim.waitExit(t, 2*time.Minute)
+	sim := framework.StartStandaloneSimulator(t, etcd, "/simulators/test/refused/uid-1", contract.Environment{SchedulerConfigPath: config}.Strings()...)
+	exit := sim.WaitExit(t, 2*time.Minute)
 	var exitErr interface{ ExitCode() int }
-	if !errors.As(sim.waitErr, &exitErr) || exitErr.ExitCode() == 0 {
-		t.Errorf("simulator exited with %v, want a non-zero exit code", sim.waitErr)
+	if !errors.As(exit, &exitErr) || exitErr.ExitCode() == 0 {
+		t.Errorf("simulator exited with %v, want a non-zero exit code", exit)
 	}
-	if log := sim.tail(30); !strings.Contains(log, "NoSuchPlugin") {
+	if log := sim.Tail(30); !strings.Contains(log, "NoSuchPlugin") {
 		t.Errorf("the log does not say which plugin was refused:\n%s", log)
 	}
-	if left := processesMentioning(t, sim.dir); len(left) > 0 {
+	if left := processesMentioning(t, sim.Dir); len(left) > 0 {
 		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
 	}
 }

@@ -27,6 +27,8 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // scenario is what an export/import must carry over: objects by name, and
@@ -39,7 +41,7 @@ type scenario struct {
 
 func readScenario(t *testing.T, c kubernetes.Interface) scenario {
 	t.Helper()
-	ctx := ctxWithTimeout(t, time.Minute)
+	ctx := framework.TimeoutContext(t, time.Minute)
 	s := scenario{Pods: map[string]string{}, UIDs: map[string]string{}}
 	nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -76,14 +78,13 @@ func readScenario(t *testing.T, c kubernetes.Interface) scenario {
 // TestExportImport saves a scenario from one simulator and replays it into
 // a fresh one: the same objects, bound Pods on the same nodes, new UIDs.
 func TestExportImport(t *testing.T) {
-	bins := binDir(t)
-	etcd := startEtcd(t, bins, t.TempDir())
-	src := startSimulator(t, bins, etcd, "/simulators/test/export/uid-1")
-	dst := startSimulator(t, bins, etcd, "/simulators/test/import/uid-2")
-	src.waitReady(t, 2*time.Minute)
-	dst.waitReady(t, 2*time.Minute)
-	c := src.client(t)
-	ctx := ctxWithTimeout(t, 5*time.Minute)
+	etcd := framework.StartThrowawayEtcd(t)
+	src := framework.StartStandaloneSimulator(t, etcd, "/simulators/test/export/uid-1")
+	dst := framework.StartStandaloneSimulator(t, etcd, "/simulators/test/import/uid-2")
+	src.WaitReady(t, 2*time.Minute)
+	dst.WaitReady(t, 2*time.Minute)
+	c := src.Client(t)
+	ctx := framework.TimeoutContext(t, 5*time.Minute)
 
 	createNodes(t, c, "node", 3, true)
 	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}, metav1.CreateOptions{}); err != nil {
@@ -97,13 +98,13 @@ func TestExportImport(t *testing.T) {
 		p.Spec.PriorityClassName = "high"
 		createWithPriority(t, c, p)
 	}
-	waitFor(t, time.Minute, "team/bound to be bound", func() (bool, error) {
+	framework.WaitUntil(t, time.Minute, "team/bound to be bound", func() (bool, error) {
 		p, err := c.CoreV1().Pods("team").Get(ctx, "bound", metav1.GetOptions{})
 		return err == nil && p.Spec.NodeName != "", nil
 	})
 	want := readScenario(t, c)
 
-	status, exported := src.do(t, http.MethodGet, "/api/v1/export", "")
+	status, exported := src.Do(t, http.MethodGet, "/api/v1/export", "")
 	if status != http.StatusOK {
 		t.Fatalf("GET /api/v1/export = %d %s", status, exported)
 	}
@@ -116,10 +117,10 @@ func TestExportImport(t *testing.T) {
 			t.Errorf("the export has no %q", k)
 		}
 	}
-	if status, body := dst.do(t, http.MethodPost, "/api/v1/import", exported); status != http.StatusOK {
+	if status, body := dst.Do(t, http.MethodPost, "/api/v1/import", exported); status != http.StatusOK {
 		t.Fatalf("POST /api/v1/import = %d %s", status, body)
 	}
-	got := readScenario(t, dst.client(t))
+	got := readScenario(t, dst.Client(t))
 	for k, uid := range got.UIDs {
 		if uid == want.UIDs[k] {
 			t.Errorf("pod %s kept its UID %s", k, uid)

@@ -157,6 +157,7 @@ func nodeInfoPatch(current, desired corev1.NodeSystemInfo) map[string]interface{
 		{"osImage", current.OSImage, desired.OSImage},
 		{"containerRuntimeVersion", current.ContainerRuntimeVersion, desired.ContainerRuntimeVersion},
 		{"kubeletVersion", current.KubeletVersion, desired.KubeletVersion},
+		//lint:ignore SA1019 a template may still set it, as a kubelet older than 1.31 reported it
 		{"kubeProxyVersion", current.KubeProxyVersion, desired.KubeProxyVersion},
 		{"operatingSystem", current.OperatingSystem, desired.OperatingSystem},
 		{"architecture", current.Architecture, desired.Architecture},

@@ -117,7 +117,7 @@ func TestBornReady(t *testing.T) {
 		}
 	}
 	info := n.Status.NodeInfo
-	if info.KubeletVersion != "v1.37.0" || info.KubeProxyVersion != fakeVersion || info.Architecture != "arm64" || info.OperatingSystem != "linux" {
+	if info.KubeletVersion != "v1.37.0" || info.ContainerRuntimeVersion != fakeVersion || info.Architecture != "arm64" || info.OperatingSystem != "linux" {
 		t.Errorf("nodeInfo = %+v, want the template's kubelet version and the labels' platform", info)
 	}
 	if n.Status.Phase != corev1.NodeRunning || n.Status.Allocatable.Cpu().Cmp(resource.MustParse("4")) != 0 {

@@ -47,7 +47,8 @@ func bornReady(n *corev1.Node, now metav1.Time) {
 		n.Status.Conditions[i] = c
 	}
 	info := &n.Status.NodeInfo
-	for _, f := range []*string{&info.KubeletVersion, &info.KubeProxyVersion, &info.ContainerRuntimeVersion, &info.KernelVersion} {
+	// Not kubeProxyVersion: kube deprecated it, and kubelets no longer report it.
+	for _, f := range []*string{&info.KubeletVersion, &info.ContainerRuntimeVersion, &info.KernelVersion} {
 		if *f == "" {
 			*f = fakeVersion
 		}

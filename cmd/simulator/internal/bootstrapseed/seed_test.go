@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package simulator_test
+package bootstrapseed_test
 
 import (
 	"context"
@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/bootstrapseed"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // hookManager is the field manager of what kube-apiserver's bootstrap
@@ -46,20 +47,19 @@ const hookManager = "kube-apiserver"
 // some of it is not written to: the hooks create the rest, as without a
 // seed, before the simulator is ready.
 func TestBootstrapObjectsSeeded(t *testing.T) {
-	bins := binDir(t)
-	etcdURL := startEtcd(t, bins, t.TempDir())
+	etcdURL := framework.StartThrowawayEtcd(t)
 	objs, err := bootstrapseed.Objects()
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	t.Run("an empty prefix is seeded", func(t *testing.T) {
-		sim := startSimulator(t, bins, etcdURL, "/simulators/test/seeded/uid-1")
-		defer sim.stop(t, time.Minute)
-		sim.waitReady(t, 2*time.Minute)
+		sim := framework.StartStandaloneSimulator(t, etcdURL, "/simulators/test/seeded/uid-1")
+		defer sim.Stop(t, time.Minute)
+		sim.WaitReady(t, 2*time.Minute)
 		written := 0
 		for _, obj := range objs {
-			got := getBootstrapObject(t, sim.client(t), obj)
+			got := getBootstrapObject(t, sim.Client(t), obj)
 			if !sameBootstrapObject(obj, got) {
 				t.Errorf("%s: served %+v, want the policy's %+v", describe(obj), got, obj)
 			}
@@ -101,10 +101,10 @@ func TestBootstrapObjectsSeeded(t *testing.T) {
 			there[i] = true
 		}
 
-		sim := startSimulator(t, bins, etcdURL, prefix)
-		defer sim.stop(t, time.Minute)
-		sim.waitReady(t, 2*time.Minute)
-		c := sim.client(t)
+		sim := framework.StartStandaloneSimulator(t, etcdURL, prefix)
+		defer sim.Stop(t, time.Minute)
+		sim.WaitReady(t, 2*time.Minute)
+		c := sim.Client(t)
 		byHook := 0
 		for i, obj := range objs {
 			got := getBootstrapObject(t, c, obj)
@@ -130,12 +130,12 @@ func TestBootstrapObjectsSeeded(t *testing.T) {
 // readyLine is the simulator's log line that says it is ready, with the
 // checks of kube-apiserver it left out (logged within 100 ms of its
 // readiness, which the caller has seen).
-func readyLine(t *testing.T, sim *simulator) string {
+func readyLine(t *testing.T, sim *framework.StandaloneSimulator) string {
 	t.Helper()
 	var data []byte
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		var err error
-		if data, err = os.ReadFile(sim.proc.logPath); err != nil {
+		if data, err = os.ReadFile(sim.LogPath()); err != nil {
 			t.Fatal(err)
 		}
 		for _, line := range strings.Split(string(data), "\n") {
