@@ -17,6 +17,7 @@ limitations under the License.
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -256,5 +257,56 @@ func TestOriginRegexps(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEnvironmentRoundTrip: what the server writes into the simulator
+// container's environment (contract.Environment) is what the simulator
+// reads back, field for field, so the two sides of the contract cannot
+// drift apart. Every field of the Environment is set here: a new one fails
+// until the simulator reads it.
+func TestEnvironmentRoundTrip(t *testing.T) {
+	env := contract.Environment{
+		KubeAPIPort:            4000,
+		Port:                   4001,
+		EtcdURL:                "https://etcd.example:2379",
+		EtcdPrefix:             "/simulators/ns/name/uid",
+		CredentialsDir:         "/creds",
+		SchedulerConfigPath:    "/config/scheduler.yaml",
+		CORSAllowedOrigins:     []string{"http://localhost:3000", "https://sim.example.com"},
+		EtcdTLSDir:             "/etcd-tls",
+		BinDir:                 "/bin",
+		DataDir:                "/data",
+		SchedulerPort:          20259,
+		KwokPort:               20247,
+		BindAddress:            "127.0.0.1",
+		AdvertiseAddress:       "10.1.2.3",
+		TerminationMessagePath: "/termination-log",
+	}
+	v := reflect.ValueOf(env)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("set contract.Environment.%s in this test", v.Type().Field(i).Name)
+		}
+	}
+	vars := map[string]string{}
+	for _, kv := range env.Vars() {
+		vars[kv.Name] = kv.Value
+	}
+	o := NewOptions()
+	if err := o.ApplyEnv(lookupFrom(vars)); err != nil {
+		t.Fatal(err)
+	}
+	o.Complete()
+	got := contract.Environment{
+		KubeAPIPort: o.KubeAPIPort, Port: o.Port, EtcdURL: o.EtcdURL, EtcdPrefix: o.EtcdPrefix,
+		CredentialsDir: o.CredentialsDir, SchedulerConfigPath: o.SchedulerConfigPath,
+		CORSAllowedOrigins: o.CORSAllowedOrigins, EtcdTLSDir: o.EtcdTLSDir, BinDir: o.BinDir,
+		DataDir: o.DataDir, SchedulerPort: o.SchedulerPort, KwokPort: o.KwokPort,
+		BindAddress: o.BindAddress, AdvertiseAddress: o.AdvertiseAddress,
+		TerminationMessagePath: o.TerminationMessagePath,
+	}
+	if diff := cmp.Diff(env, got); diff != "" {
+		t.Errorf("the simulator read back (-written +read):\n%s", diff)
 	}
 }
