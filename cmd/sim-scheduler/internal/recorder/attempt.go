@@ -182,7 +182,7 @@ type extenderScores struct {
 // final is what the scheduler adds up for an extender's score: times its
 // weight, scaled to the plugins' range.
 func (e *extenderScores) final(score int64) int64 {
-	return score * e.weight * (fwk.MaxNodeScore / extenderv1.MaxExtenderPriority)
+	return score * e.weight * (fwk.MaxScore / extenderv1.MaxExtenderPriority)
 }
 
 // extenderFilter is one call of an extender's Filter.

@@ -334,7 +334,7 @@ func (e *env) schedulePod(ctx context.Context, fw framework.Framework, state fwk
 			return scheduler.ScheduleResult{}, err
 		}
 		for _, hp := range *list {
-			final := hp.Score * weight * (fwk.MaxNodeScore / extenderv1.MaxExtenderPriority)
+			final := hp.Score * weight * (fwk.MaxScore / extenderv1.MaxExtenderPriority)
 			e.scores[hp.Host][ext.Name()] = final
 			totals[hp.Host] += final
 		}
