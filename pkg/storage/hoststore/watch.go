@@ -238,8 +238,14 @@ func (w *watcher) run(ctx context.Context) {
 	}
 }
 
-// send delivers ev unless the watch ends first.
+// send delivers ev unless the watch ends first. A stopped watch delivers
+// nothing more: once Stop cancelled ctx, the host watch ends with an error of
+// its own ("context canceled"), which is not news, and a select with both
+// cases ready could still pick it.
 func (w *watcher) send(ctx context.Context, ev watch.Event) bool {
+	if ctx.Err() != nil {
+		return false
+	}
 	select {
 	case w.result <- ev:
 		return true
