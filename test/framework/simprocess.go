@@ -205,10 +205,8 @@ func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name str
 	if err != nil {
 		return nil, nil, fmt.Errorf("waiting for the credentials and Pod %s of simulator %s/%s: %w", podName, namespace, name, err)
 	}
-	for k, v := range secret.Data {
-		if err := os.WriteFile(filepath.Join(credsDir, k), v, 0o600); err != nil {
-			return nil, nil, err
-		}
+	if err := writeSecretVolume(credsDir, secret.Data); err != nil {
+		return nil, nil, err
 	}
 
 	p := &SimulatorProcess{}
@@ -232,12 +230,7 @@ func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name str
 		etcdTLSDir = filepath.Join(dir, "etcd-tls")
 		tlsSecret, err := c.Client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err == nil {
-			err = os.MkdirAll(etcdTLSDir, 0o700)
-		}
-		for k, v := range tlsSecret.Data {
-			if err == nil {
-				err = os.WriteFile(filepath.Join(etcdTLSDir, k), v, 0o600)
-			}
+			err = writeSecretVolume(etcdTLSDir, tlsSecret.Data)
 		}
 		if err != nil {
 			p.Stop()
@@ -429,4 +422,18 @@ func (c *Cluster) StartTLSEtcd(ctx context.Context, name string) (*Etcd, EtcdCli
 		return nil, EtcdClientCert{}, err
 	}
 	return &Etcd{URL: url, process: p}, cert, nil
+}
+
+// writeSecretVolume writes a Secret's data as the files of dir, readable by
+// their owner only, as the kubelet mounts a Secret volume into a Pod.
+func writeSecretVolume(dir string, data map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for name, value := range data {
+		if err := os.WriteFile(filepath.Join(dir, name), value, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -79,13 +78,8 @@ func WriteCredentials(dir string) (Credentials, error) {
 	if err != nil {
 		return Credentials{}, err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := writeSecretVolume(dir, secret.Data); err != nil {
 		return Credentials{}, err
-	}
-	for name, data := range secret.Data {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o400); err != nil {
-			return Credentials{}, err
-		}
 	}
 	return Credentials{
 		Dir:          dir,
