@@ -17,6 +17,7 @@ limitations under the License.
 package backing
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -58,6 +59,18 @@ func controller(obj metav1.Object) *metav1.OwnerReference {
 func OwnedBy(obj metav1.Object, uid types.UID) bool {
 	ref := controller(obj)
 	return ref != nil && uid != "" && ref.UID == uid
+}
+
+// OwnedPod says whether pod is one the server made for the simulator of
+// that name and UID: controlled by it, and named as the server names the Pod
+// of the generation it is labelled with. Pods are found by label, not by
+// name, and the UID is readable by anyone who may view the simulator, so an
+// owner reference alone can be forged by whoever may create Pods (the
+// admission policy sim-apiserver-owner-references refuses that where it is
+// installed); the name is what a forger must also take, and a Pod of that
+// name is the one the server creates or finds in its way.
+func OwnedPod(pod *corev1.Pod, simulator string, uid types.UID) bool {
+	return OwnedBy(pod, uid) && pod.Name == sim.SimulatorPodName(simulator, PodGeneration(pod))
 }
 
 // OwnedByName says whether obj is controlled by a simulator of that name,

@@ -38,13 +38,14 @@ var waitingFailures = sets.New(
 
 // PickPod chooses, among the Pods labelled with a simulator, the one its
 // status speaks for and the proxy routes to: of those the simulator (of that
-// UID) controls, the Pod of the current generation if there is one, else the
-// newest. A Pod that only carries the labels is never picked.
-func PickPod(pods []*corev1.Pod, uid types.UID, generation int64) *corev1.Pod {
+// name and UID) controls under the names the server gives them (OwnedPod),
+// the Pod of the current generation if there is one, else the newest. A Pod
+// that only carries the labels, or the owner reference too, is never picked.
+func PickPod(pods []*corev1.Pod, simulator string, uid types.UID, generation int64) *corev1.Pod {
 	var best *corev1.Pod
 	for _, p := range pods {
 		switch {
-		case !OwnedBy(p, uid):
+		case !OwnedPod(p, simulator, uid):
 			continue
 		case best == nil:
 			best = p

@@ -162,16 +162,16 @@ func TestPickPod(t *testing.T) {
 	now := metav1.Now()
 	old, cur := podOf("1", nil), podOf("2", nil)
 	curDeleting := podOf("2", func(p *corev1.Pod) { p.DeletionTimestamp = &now })
-	if got := PickPod([]*corev1.Pod{old, cur}, exampleUID, 2); got != cur {
+	if got := PickPod([]*corev1.Pod{old, cur}, "example", exampleUID, 2); got != cur {
 		t.Errorf("want the current generation's pod, got %s", got.Name)
 	}
-	if got := PickPod([]*corev1.Pod{curDeleting, old, cur}, exampleUID, 2); got != cur {
+	if got := PickPod([]*corev1.Pod{curDeleting, old, cur}, "example", exampleUID, 2); got != cur {
 		t.Errorf("want the live pod of the current generation, got %v", got)
 	}
-	if got := PickPod([]*corev1.Pod{old, podOf("0", nil)}, exampleUID, 2); got != old {
+	if got := PickPod([]*corev1.Pod{old, podOf("0", nil)}, "example", exampleUID, 2); got != old {
 		t.Errorf("without one of the current generation, want the newest, got %s", got.Name)
 	}
-	if PickPod(nil, exampleUID, 1) != nil {
+	if PickPod(nil, "example", exampleUID, 1) != nil {
 		t.Error("no pods, no pick")
 	}
 	// Labels alone are anyone's: Pods that another simulator (of the same
@@ -180,10 +180,19 @@ func TestPickPod(t *testing.T) {
 	other := podOf("3", func(p *corev1.Pod) { p.OwnerReferences[0].UID = "another-uid" })
 	notController := podOf("3", func(p *corev1.Pod) { p.OwnerReferences[0].Controller = nil })
 	otherKind := podOf("3", func(p *corev1.Pod) { p.OwnerReferences[0].Kind = "ReplicaSet" })
-	if got := PickPod([]*corev1.Pod{forged, other, notController, otherKind, old}, exampleUID, 3); got != old {
+	if got := PickPod([]*corev1.Pod{forged, other, notController, otherKind, old}, "example", exampleUID, 3); got != old {
 		t.Errorf("with Pods the simulator does not control, want its own, got %s (owners %+v)", got.Name, got.OwnerReferences)
 	}
-	if got := PickPod([]*corev1.Pod{forged}, "", 3); got != nil {
+	if got := PickPod([]*corev1.Pod{forged}, "example", "", 3); got != nil {
 		t.Errorf("a simulator without a UID owns nothing, got %s", got.Name)
+	}
+	// The owner reference with the simulator's UID (readable with view),
+	// under a name that is not the server's for that generation, or with
+	// another simulator's name in the reference: still not the simulator's.
+	renamed := podOf("3", func(p *corev1.Pod) { p.Name = "listener" })
+	otherGeneration := podOf("3", func(p *corev1.Pod) { p.Name = "sim-example-g2" })
+	refNamed := podOf("3", func(p *corev1.Pod) { p.Name, p.OwnerReferences[0].Name = "sim-evil-g3", "evil" })
+	if got := PickPod([]*corev1.Pod{renamed, otherGeneration, refNamed, old}, "example", exampleUID, 3); got != old {
+		t.Errorf("with owner references forged under other names, want its own Pod, got %s", got.Name)
 	}
 }

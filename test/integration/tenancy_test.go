@@ -27,12 +27,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -188,7 +190,9 @@ func writeManifest(t testing.TB, manifest string) string {
 //     follows the simulator too).
 //   - A user's Pod with the simulator's labels, Ready, is neither taken for
 //     the simulator's Pod (which is made all the same) nor counted in its
-//     status nor routed to by the proxy.
+//     status nor routed to by the proxy; nor is one that also carries the
+//     simulator's owner reference (its UID is readable with view) under a
+//     name that is not the server's for its Pod.
 //   - A user's Secret or ServiceAccount made beforehand under the
 //     simulator's names is never used: the simulator is Failed saying so, no
 //     Pod mounts the Secret, no token is minted for the account, and deleting
@@ -297,6 +301,104 @@ spec:
 			t.Errorf("proxy with only a forged Pod ready: %d, want 503\n%s", code, body)
 		}
 		if _, err := host.Client.CoreV1().Pods(ns).Get(ctx, "forged", metav1.GetOptions{}); err != nil {
+			t.Errorf("the user's Pod was touched: %v", err)
+		}
+	})
+
+	t.Run("a Pod with a forged owner reference", func(t *testing.T) {
+		// The owner reference too, with the simulator's UID, which view reads,
+		// under a name that is not the server's. No admission policy is
+		// installed here: this is the server's own check, the second layer
+		// behind the admission policy sim-apiserver-owner-references.
+		if _, err := kubectl(t, host.KubeconfigPath, "apply", "-f", filepath.Join(repoRoot, userRolesManifest)); err != nil {
+			t.Fatal(err)
+		}
+		framework.WaitForAccess(t, host, ns, "mallory", authorizationv1.ResourceAttributes{Verb: "get", Group: sim.GroupName, Resource: "simulators"})
+		if _, err := sims.Create(ctx, newSimulator("held"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		own := sim.SimulatorPodName("held", 1)
+		pods := host.Client.CoreV1().Pods(ns)
+		eventually(t, "the simulator's Pod", func(ctx context.Context) (bool, error) {
+			_, err := pods.Get(ctx, own, metav1.GetOptions{})
+			return err == nil, nil
+		})
+		uid, err := kubectl(t, mallory, "get", "-n", ns, "simulator", "held", "-o", "jsonpath={.metadata.uid}")
+		if err != nil || strings.TrimSpace(uid) == "" {
+			t.Fatalf("mallory reads the simulator's UID: %q, %v", uid, err)
+		}
+		forged := `apiVersion: v1
+kind: Pod
+metadata:
+  name: listener
+  labels:
+    sim.x-k8s.io/simulator: held
+    sim.x-k8s.io/generation: "1"
+  ownerReferences:
+  - apiVersion: sim.x-k8s.io/v1alpha1
+    kind: Simulator
+    name: held
+    uid: ` + strings.TrimSpace(uid) + `
+    controller: true
+spec:
+  containers:
+  - name: listener
+    image: attacker.example/listener:latest
+`
+		if out, err := kubectl(t, mallory, "apply", "-n", ns, "-f", writeManifest(t, forged)); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		pod, err := pods.Get(ctx, "listener", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		makeReady(t, *pod)
+		if pod, err = pods.Get(ctx, "listener", metav1.GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pod.Status.PodIP, pod.Status.PodIPs = "127.0.0.1", []corev1.PodIP{{IP: "127.0.0.1"}}
+		if _, err := pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+
+		// The simulator's own Pod terminates (held by a finalizer here): the
+		// forged Pod, of the same generation, Ready, is all that is left
+		// for the pick, which prefers a live Pod to a terminating one.
+		hold := []byte(`{"metadata":{"finalizers":["sim.x-k8s.io/test-hold"]}}`)
+		if _, err := pods.Patch(ctx, own, types.MergePatchType, hold, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			release := []byte(`{"metadata":{"finalizers":null}}`)
+			if _, err := pods.Patch(context.Background(), own, types.MergePatchType, release, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("releasing Pod %s: %v", own, err)
+			}
+		})
+		if err := pods.Delete(ctx, own, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// The server's cache sees the deletion after the forged Pod's
+		// readiness (one watch, in order): from then on every read shows
+		// what the pick makes of both.
+		var s *v1alpha1.Simulator
+		eventually(t, "the status to see the simulator's Pod terminate", func(ctx context.Context) (bool, error) {
+			s, err = sims.Get(ctx, "held", metav1.GetOptions{})
+			return err == nil && (s.Status.PodName == "listener" || strings.Contains(s.Status.Message, own+" is terminating")), nil
+		})
+		for i := 0; i < 10; i++ {
+			if s.Status.PodName == "listener" || s.Status.Phase == v1alpha1.SimulatorAvailable {
+				t.Fatalf("the forged Pod passes for the simulator's: %+v", s.Status)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if s, err = sims.Get(ctx, "held", metav1.GetOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, body := rawRequest(t, host.Config, http.MethodGet, framework.SimulatorPath(ns, "held", "proxy", "/api"))
+		if code != http.StatusServiceUnavailable {
+			t.Errorf("proxy with only a forged, owner-referenced Pod ready: %d, want 503\n%s", code, body)
+		}
+		if _, err := pods.Get(ctx, "listener", metav1.GetOptions{}); err != nil {
 			t.Errorf("the user's Pod was touched: %v", err)
 		}
 	})

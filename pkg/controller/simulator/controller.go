@@ -414,8 +414,9 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 	logger := klog.FromContext(ctx)
 	haveCurrent := false
 	for _, pod := range c.hostCache.SimulatorPods(s.Namespace, s.Name) {
-		// A Pod that only carries our labels is not ours to keep or delete.
-		if pod.DeletionTimestamp != nil || !backing.OwnedBy(pod, s.UID) {
+		// A Pod that only carries our labels, or our owner reference under
+		// another name, is not ours to keep or delete.
+		if pod.DeletionTimestamp != nil || !backing.OwnedPod(pod, s.Name, s.UID) {
 			continue
 		}
 		stale := backing.PodGeneration(pod) != s.Generation
@@ -469,7 +470,7 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) err
 	// A copy: conversion shares the map with the informer's object.
 	internal.Annotations = maps.Clone(internal.Annotations)
 	delete(internal.Annotations, backing.AnnotationNotOwned)
-	st := backing.Status(internal, backing.PickPod(c.hostCache.SimulatorPods(s.Namespace, s.Name), s.UID, s.Generation))
+	st := backing.Status(internal, backing.PickPod(c.hostCache.SimulatorPods(s.Namespace, s.Name), s.Name, s.UID, s.Generation))
 	// The reason too: a Pending simulator turning Unschedulable is news.
 	digest := fmt.Sprintf("%s/%s/%s/%d", st.Phase, st.Conditions[0].Reason, st.PodName, st.ObservedGeneration)
 	if s.Annotations[AnnotationObservedStatus] == digest && !conflict {
