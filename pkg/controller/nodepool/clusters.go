@@ -114,20 +114,8 @@ func (cs *clusters) start(ctx context.Context, namespace string, cfg *rest.Confi
 	if err != nil {
 		return nil, err
 	}
-	req, err := labels.NewRequirement(sim.LabelNodePool, selection.Exists, nil)
+	factory, inf, err := nodeInformer(client)
 	if err != nil {
-		return nil, err
-	}
-	selector := labels.NewSelector().Add(*req).String()
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
-	inf := factory.Core().V1().Nodes().Informer()
-	if err := inf.AddIndexers(cache.Indexers{byPool: func(obj interface{}) ([]string, error) {
-		if n, ok := obj.(*corev1.Node); ok {
-			return []string{n.Labels[sim.LabelNodePool]}, nil
-		}
-		return nil, nil
-	}}); err != nil {
 		return nil, err
 	}
 	notify := func(obj interface{}) {
@@ -156,6 +144,30 @@ func (cs *clusters) start(ctx context.Context, namespace string, cfg *rest.Confi
 	ctx, cancel := context.WithCancel(ctx)
 	factory.Start(ctx.Done())
 	return &cluster{config: cfg, client: client, informer: inf, cancel: cancel}, nil
+}
+
+// nodeInformer makes the cache of the Nodes of a simulator's pools, indexed by pool.
+func nodeInformer(client kubernetes.Interface) (informers.SharedInformerFactory, cache.SharedIndexInformer, error) {
+	req, err := labels.NewRequirement(sim.LabelNodePool, selection.Exists, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	selector := labels.NewSelector().Add(*req).String()
+	// The leader holds every pool Node of every simulator: only what the
+	// reconciler compares is kept.
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }),
+		informers.WithTransform(compared))
+	inf := factory.Core().V1().Nodes().Informer()
+	if err := inf.AddIndexers(cache.Indexers{byPool: func(obj interface{}) ([]string, error) {
+		if n, ok := obj.(*corev1.Node); ok {
+			return []string{n.Labels[sim.LabelNodePool]}, nil
+		}
+		return nil, nil
+	}}); err != nil {
+		return nil, nil, err
+	}
+	return factory, inf, nil
 }
 
 // forget stops the cache of a simulator that is gone or not Available.
