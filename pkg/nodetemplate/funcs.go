@@ -24,7 +24,6 @@ import (
 	"net/netip"
 	"strings"
 	"text/template"
-	"text/template/parse"
 )
 
 // Values are what a template may refer to.
@@ -46,32 +45,29 @@ var funcs = template.FuncMap{
 		}
 		return a % b, nil
 	},
-	// In place of the builtin, whose widths ("%999999999d") make strings of
-	// any size.
-	"printf": boundedPrintf,
 }
 
-// maxWidth bounds a printf width or precision.
-const maxWidth = 256
-
-// allowedFuncs are the functions a template may call: ours and the
-// builtins whose output is no longer than their arguments plus a bound.
-// Escapers (html, js, urlquery) multiply their input's size, call reaches
-// outside.
-var allowedFuncs = map[string]bool{
-	"AddCIDR": true, "mod": true, "printf": true, "print": true, "println": true,
-	"len": true, "index": true, "slice": true,
-	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
-	"and": true, "or": true, "not": true,
+// Template is a parsed template string and the most it can render.
+type Template struct {
+	t     *template.Template // nil for a constant
+	text  string
+	bound int
 }
 
-// Parse compiles one template string. Templates are rendered per Node and
-// in the request path (validation), so their time and output must be
-// bounded by their length: they may use values, the allowed functions
-// (bounded printf widths), pipelines and if, but neither loops (range) nor
-// what lets one value be used many times over (variables, with) nor
-// template definitions and calls.
-func Parse(s string) (*template.Template, error) {
+// Parse compiles one template string. Templates are rendered for every
+// Node of a pool, and in the request path (validation), so Parse refuses
+// one whose output could exceed MaxValueBytes, or whose work MaxSteps, for
+// any Values, not only those validation tries: it walks the parse tree
+// once, bounding what each node prints (see bound). Templates may use
+// values, the allowed functions, pipelines and if; neither loops (range)
+// nor variables, with, template definitions and calls.
+func Parse(s string) (*Template, error) {
+	if len(s) > MaxValueBytes {
+		return nil, fmt.Errorf("longer than %d bytes", MaxValueBytes)
+	}
+	if !strings.Contains(s, "{{") {
+		return &Template{text: s, bound: len(s)}, nil
+	}
 	t, err := template.New("").Funcs(funcs).Option("missingkey=error").Parse(s)
 	if err != nil {
 		return nil, err
@@ -79,131 +75,54 @@ func Parse(s string) (*template.Template, error) {
 	if len(t.Templates()) > 1 {
 		return nil, fmt.Errorf("template definitions (define, block) are not allowed")
 	}
-	if t.Tree == nil {
-		return t, nil
-	}
-	if err := checkNode(t.Tree.Root); err != nil {
+	n, err := bound(t.Tree)
+	if err != nil {
 		return nil, err
 	}
-	return t, nil
-}
-
-// checkNode refuses what Parse does not allow in n and below.
-func checkNode(n parse.Node) error {
-	switch n := n.(type) {
-	case nil:
-		return nil
-	case *parse.ListNode:
-		if n == nil {
-			return nil
-		}
-		for _, c := range n.Nodes {
-			if err := checkNode(c); err != nil {
-				return err
-			}
-		}
-		return nil
-	case *parse.TextNode, *parse.CommentNode, *parse.DotNode, *parse.FieldNode, *parse.StringNode,
-		*parse.NumberNode, *parse.BoolNode, *parse.NilNode:
-		return nil
-	case *parse.VariableNode:
-		if len(n.Ident) > 0 && n.Ident[0] != "$" {
-			return fmt.Errorf("variables are not allowed")
-		}
-		return nil
-	case *parse.IdentifierNode:
-		if !allowedFuncs[n.Ident] {
-			return fmt.Errorf("function %q is not allowed", n.Ident)
-		}
-		return nil
-	case *parse.ActionNode:
-		return checkNode(n.Pipe)
-	case *parse.IfNode:
-		if err := checkNode(n.Pipe); err != nil {
-			return err
-		}
-		if err := checkNode(n.List); err != nil {
-			return err
-		}
-		return checkNode(n.ElseList)
-	case *parse.PipeNode:
-		if n == nil {
-			return nil
-		}
-		if len(n.Decl) > 0 {
-			return fmt.Errorf("variables are not allowed")
-		}
-		for _, c := range n.Cmds {
-			if err := checkNode(c); err != nil {
-				return err
-			}
-		}
-		return nil
-	case *parse.CommandNode:
-		for _, a := range n.Args {
-			if err := checkNode(a); err != nil {
-				return err
-			}
-		}
-		return nil
-	case *parse.ChainNode:
-		return checkNode(n.Node)
-	case *parse.RangeNode:
-		return fmt.Errorf("range is not allowed")
-	case *parse.WithNode:
-		return fmt.Errorf("with is not allowed")
-	case *parse.TemplateNode:
-		return fmt.Errorf("template calls are not allowed")
+	if n > MaxValueBytes {
+		return nil, fmt.Errorf("may render up to %d bytes for some Node, more than the %d allowed", n, MaxValueBytes)
 	}
-	return fmt.Errorf("%s is not allowed", n)
+	return &Template{t: t, text: s, bound: n}, nil
 }
 
-// boundedPrintf is fmt.Sprintf refusing widths and precisions above
-// maxWidth and those given as arguments (*).
-func boundedPrintf(format string, args ...any) (string, error) {
-	digits := 0
-	inVerb := false
-	for i := 0; i < len(format); i++ {
-		c := format[i]
-		switch {
-		case !inVerb:
-			inVerb = c == '%'
-			continue
-		case c == '*':
-			return "", fmt.Errorf("printf: widths from arguments (*) are not allowed")
-		case c >= '0' && c <= '9':
-			digits = digits*10 + int(c-'0')
-			if digits > maxWidth {
-				return "", fmt.Errorf("printf: widths and precisions above %d are not allowed", maxWidth)
-			}
-			continue
-		case c == '.':
-			digits = 0
-			continue
-		case c == '+' || c == '-' || c == '#' || c == ' ' || c == '[' || c == ']':
-			continue
-		}
-		// A verb (or %%) ends the directive.
-		inVerb, digits = false, 0
+// Bound is the most bytes the template renders, for any Values.
+func (t *Template) Bound() int { return t.bound }
+
+// Render evaluates the template for one Node.
+func (t *Template) Render(v Values) (string, error) {
+	if t.t == nil {
+		return t.text, nil
 	}
-	return fmt.Sprintf(format, args...), nil
+	if len(v.Name) > MaxNameBytes || len(v.Pool) > MaxNameBytes {
+		return "", fmt.Errorf("names longer than %d bytes", MaxNameBytes)
+	}
+	// The bound holds by construction; the writer's limit is the backstop.
+	w := limitedWriter{limit: t.bound}
+	if err := t.t.Execute(&w, v); err != nil {
+		return "", err
+	}
+	return w.b.String(), nil
 }
 
-// Render evaluates a template string for one Node. Strings without "{{" are
-// returned as they are, so constant fields cost nothing per Node.
+// Render parses and evaluates a template string for one Node.
 func Render(s string, v Values) (string, error) {
-	if !strings.Contains(s, "{{") {
-		return s, nil
-	}
 	t, err := Parse(s)
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	if err := t.Execute(&b, v); err != nil {
-		return "", err
+	return t.Render(v)
+}
+
+type limitedWriter struct {
+	b     strings.Builder
+	limit int
+}
+
+func (w *limitedWriter) Write(p []byte) (int, error) {
+	if w.b.Len()+len(p) > w.limit {
+		return 0, fmt.Errorf("output exceeds the template's bound of %d bytes", w.limit)
 	}
-	return b.String(), nil
+	return w.b.Write(p)
 }
 
 // AddCIDR returns the index-th block of the size of cidr after cidr: with

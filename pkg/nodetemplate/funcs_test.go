@@ -16,7 +16,10 @@ limitations under the License.
 
 package nodetemplate
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestAddCIDR(t *testing.T) {
 	cases := []struct {
@@ -57,7 +60,7 @@ func TestRender(t *testing.T) {
 			t.Errorf("Render(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"{{ .Missing }}", "{{ mod .Index 0 }}", "{{ nope }}"} {
+	for _, bad := range []string{"{{ .Missing }}", "{{ mod .Index 0 }}", "{{ nope }}", "{{ .Name.Foo }}"} {
 		if _, err := Render(bad, v); err == nil {
 			t.Errorf("Render(%q) must fail", bad)
 		}
@@ -68,16 +71,28 @@ func TestRender(t *testing.T) {
 // is refused when parsed, so validation refuses it before any Node is made.
 func TestParseBounded(t *testing.T) {
 	refused := map[string]string{
-		"range":             `{{ range 1000000000000 }}x{{ end }}`,
-		"variables":         `{{ $x := printf "%9s" .Name }}{{ print $x $x }}`,
-		"with":              `{{ with printf "%9s" .Name }}{{ print . . }}{{ end }}`,
-		"define":            `{{ define "x" }}x{{ end }}`,
-		"template call":     `{{ template "x" }}`,
-		"block":             `{{ block "x" . }}x{{ end }}`,
-		"escapers multiply": `{{ js (js (js .Name)) }}`,
-		"html":              `{{ html .Name }}`,
-		"urlquery":          `{{ urlquery .Name }}`,
-		"call":              `{{ call .Name }}`,
+		"range":                       `{{ range 1000000000000 }}x{{ end }}`,
+		"variables":                   `{{ $x := printf "%9s" .Name }}{{ print $x $x }}`,
+		"with":                        `{{ with printf "%9s" .Name }}{{ print . . }}{{ end }}`,
+		"define":                      `{{ define "x" }}x{{ end }}`,
+		"template call":               `{{ template "x" }}`,
+		"block":                       `{{ block "x" . }}x{{ end }}`,
+		"escapers multiply":           `{{ js (js (js .Name)) }}`,
+		"html":                        `{{ html .Name }}`,
+		"urlquery":                    `{{ urlquery .Name }}`,
+		"call":                        `{{ call .Name }}`,
+		"unknown field":               `{{ .Missing }}`,
+		"format not a constant":       `{{ printf .Name 1 }}`,
+		"index of a missing argument": `{{ printf "%[2]s" .Name }}`,
+		"floats":                      `{{ printf "%f" 1e300 }}`,
+		// Each stage doubles what the last made: nine make 10^10 bytes.
+		"argument indexes multiplying": `{{ printf "%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s" .Name | ` +
+			`printf "%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s" | ` +
+			`printf "%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s%[1]s" }}`,
+		// Validation renders the first Node; the bound covers every branch.
+		"a branch for other Nodes": `{{ if eq .Index 0 }}ok{{ else }}` + strings.Repeat(`{{ printf "%256s" .Name }}`, 20) + `{{ end }}`,
+		"too many steps":           strings.Repeat(`{{ .Index }}`, MaxSteps+1),
+		"too long":                 strings.Repeat("x", MaxValueBytes+1),
 	}
 	for name, s := range refused {
 		if _, err := Parse(s); err == nil {
@@ -104,6 +119,30 @@ func TestParseBounded(t *testing.T) {
 	for s, want := range allowed {
 		if got, err := Render(s, Values{Name: "pool-0", Pool: "pool"}); err != nil || got != want {
 			t.Errorf("Render(%q) = %q, %v; want %q", s, got, err, want)
+		}
+	}
+}
+
+// TestBound: the bound of common templates is close to what they render,
+// so that validation's per-Node sum does not refuse ordinary pools.
+func TestBound(t *testing.T) {
+	cases := map[string]int{
+		"plain":                                          5,
+		"n{{ .Index }}":                                  21,
+		"{{ .Pool }}/{{ .Name }}":                        2*MaxNameBytes + 1,
+		`{{ AddCIDR "10.0.0.0/24" .Index }}`:             cidrBytes,
+		`{{ printf "%05d" .Index }}`:                     intBytes + 1 + 5,
+		`{{ if .Index }}{{ .Name }}{{ else }}-{{ end }}`: MaxNameBytes,
+		`{{ printf "%[1]s%[1]s" .Name }}`:                2 * (MaxNameBytes + 1),
+	}
+	for s, want := range cases {
+		tmpl, err := Parse(s)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", s, err)
+			continue
+		}
+		if got := tmpl.Bound(); got != want {
+			t.Errorf("Parse(%q).Bound() = %d, want %d", s, got, want)
 		}
 	}
 }

@@ -22,27 +22,44 @@ import (
 )
 
 // FuzzRender: no template string makes Render panic, and what it renders
-// is bounded by the template's length (see Parse).
+// for any Values stays within the bound Parse computed, itself within
+// MaxValueBytes.
 func FuzzRender(f *testing.F) {
 	for _, s := range []string{
 		"plain", "n{{ .Index }}", "{{ .Pool }}/{{ .Name }}", `{{ AddCIDR "10.0.0.0/24" .Index }}`,
 		`{{ AddCIDR "fd00::/64" .Index }}`, "zone-{{ mod .Index 3 }}", `{{ printf "%05d" .Index }}`,
 		`{{ if gt .Index 2 }}big{{ end }}`, `{{ print $ . . }}`, `{{ range 10 }}x{{ end }}`,
 		`{{ $x := .Name }}{{ $x }}`, `{{ printf "%256s%256s" .Name .Pool }}`, "{{", "}}{{", `{{ index .Name 0 }}`,
-		`{{ slice .Name 1 }}`, `{{ js .Name }}`,
+		`{{ slice .Name 1 }}`, `{{ js .Name }}`, `{{ printf "% #x" . }}`, `{{ printf "%#v" $ }}`,
+		`{{ printf "%[1]s%[1]s" .Name | printf "%[1]s%[1]s" }}`, `{{ printf "%[2]s" .Name }}`,
+		`{{ printf "%d %s" .Name }}`, `{{ printf "%" .Name }}`, `{{ printf "%q" .Name | printf "%+q" }}`,
+		`{{ or .Name .Pool | len }}`, `{{ println . | printf "%x" }}`,
 	} {
 		f.Add(s, 7, "pool-7", "pool")
 	}
 	f.Fuzz(func(t *testing.T, s string, index int, name, pool string) {
-		out, err := Render(s, Values{Index: index, Name: name, Pool: pool})
+		tmpl, err := Parse(s)
 		if err != nil {
 			return
 		}
-		bound := (len(s) + 1) * (maxWidth + len(name) + len(pool) + 64)
-		if len(out) > bound {
-			t.Errorf("Render(%q) gave %d bytes, more than %d", s, len(out), bound)
+		if tmpl.Bound() > MaxValueBytes {
+			t.Fatalf("Parse(%q) accepted a bound of %d bytes", s, tmpl.Bound())
+		}
+		out, err := tmpl.Render(Values{Index: index, Name: truncate(name), Pool: truncate(pool)})
+		if err != nil {
+			return
+		}
+		if len(out) > tmpl.Bound() {
+			t.Errorf("Render(%q) gave %d bytes, more than its bound %d", s, len(out), tmpl.Bound())
 		}
 	})
+}
+
+func truncate(s string) string {
+	if len(s) > MaxNameBytes {
+		return s[:MaxNameBytes]
+	}
+	return s
 }
 
 // FuzzAddCIDR: AddCIDR never panics, and what it returns is a prefix of the

@@ -87,3 +87,8 @@ func NodeName(pool string, index int) string { return pool + "-" + strconv.Itoa(
 // NodePoolSelector is the label selector of a nodepool's Nodes, as its
 // status and scale subresource report it.
 func NodePoolSelector(pool string) string { return LabelNodePool + "=" + pool }
+
+// MaxNodeBytes bounds a pool Node as rendered from its template: validation
+// refuses a template any of whose Nodes could exceed it, and the Node
+// builder refuses to make one that does.
+const MaxNodeBytes = 64 << 10

@@ -21,7 +21,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"text/template"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/nodetemplate"
 
@@ -55,48 +54,20 @@ const (
 type NodeBuilder struct {
 	pool        string
 	t           *v1alpha1.NodeTemplate
-	labels      map[string]*templateField
-	annotations map[string]*templateField
-	podCIDR     *templateField
-	providerID  *templateField
+	labels      map[string]*nodetemplate.Template
+	annotations map[string]*nodetemplate.Template
+	podCIDR     *nodetemplate.Template
+	providerID  *nodetemplate.Template
 }
 
-// templateField is one string of the template: a constant, or a parsed template.
-type templateField struct {
-	value string
-	tmpl  *template.Template
-}
-
-func compileField(s string) (*templateField, error) {
-	if !strings.Contains(s, "{{") {
-		return &templateField{value: s}, nil
-	}
-	t, err := nodetemplate.Parse(s)
-	if err != nil {
-		return nil, err
-	}
-	return &templateField{tmpl: t}, nil
-}
-
-func (f *templateField) render(v nodetemplate.Values) (string, error) {
-	if f.tmpl == nil {
-		return f.value, nil
-	}
-	var b strings.Builder
-	if err := f.tmpl.Execute(&b, v); err != nil {
-		return "", err
-	}
-	return b.String(), nil
-}
-
-func compileMap(m map[string]string, what string) (map[string]*templateField, error) {
-	out := make(map[string]*templateField, len(m))
+func compileMap(m map[string]string, what string) (map[string]*nodetemplate.Template, error) {
+	out := make(map[string]*nodetemplate.Template, len(m))
 	for k, v := range m {
-		f, err := compileField(v)
+		t, err := nodetemplate.Parse(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %w", what, k, err)
 		}
-		out[k] = f
+		out[k] = t
 	}
 	return out, nil
 }
@@ -112,10 +83,10 @@ func NewNodeBuilder(pool string, t *v1alpha1.NodeTemplate) (*NodeBuilder, error)
 	if n.annotations, err = compileMap(t.Metadata.Annotations, "annotation"); err != nil {
 		return nil, err
 	}
-	if n.podCIDR, err = compileField(t.Spec.PodCIDR); err != nil {
+	if n.podCIDR, err = nodetemplate.Parse(t.Spec.PodCIDR); err != nil {
 		return nil, fmt.Errorf("podCIDR: %w", err)
 	}
-	if n.providerID, err = compileField(t.Spec.ProviderID); err != nil {
+	if n.providerID, err = nodetemplate.Parse(t.Spec.ProviderID); err != nil {
 		return nil, fmt.Errorf("providerID: %w", err)
 	}
 	return n, nil
@@ -168,21 +139,26 @@ func (n *NodeBuilder) Render(index int) (*corev1.Node, error) {
 	node.Labels[sim.LabelNodePool] = n.pool
 	node.Annotations[AnnotationKwokNode] = "fake"
 	var err error
-	if node.Spec.PodCIDR, err = n.podCIDR.render(v); err != nil {
+	if node.Spec.PodCIDR, err = n.podCIDR.Render(v); err != nil {
 		return nil, fmt.Errorf("podCIDR: %w", err)
 	}
 	if node.Spec.PodCIDR != "" {
 		node.Spec.PodCIDRs = []string{node.Spec.PodCIDR}
 	}
-	if node.Spec.ProviderID, err = n.providerID.render(v); err != nil {
+	if node.Spec.ProviderID, err = n.providerID.Render(v); err != nil {
 		return nil, fmt.Errorf("providerID: %w", err)
+	}
+	// Validation bounds every Node of a valid template below this; a
+	// template that was never validated is stopped here.
+	if size := node.Size(); size > sim.MaxNodeBytes {
+		return nil, fmt.Errorf("node %s would take %d bytes, more than %d", name, size, sim.MaxNodeBytes)
 	}
 	return node, nil
 }
 
-func renderInto(dst map[string]string, fields map[string]*templateField, v nodetemplate.Values, what string) error {
+func renderInto(dst map[string]string, fields map[string]*nodetemplate.Template, v nodetemplate.Values, what string) error {
 	for k, f := range fields {
-		s, err := f.render(v)
+		s, err := f.Render(v)
 		if err != nil {
 			return fmt.Errorf("%s %q: %w", what, k, err)
 		}
@@ -191,7 +167,7 @@ func renderInto(dst map[string]string, fields map[string]*templateField, v nodet
 	return nil
 }
 
-func joinKeys(m map[string]*templateField) string {
+func joinKeys(m map[string]*nodetemplate.Template) string {
 	return strings.Join(slices.Sorted(maps.Keys(m)), ",")
 }
 

@@ -17,6 +17,8 @@ limitations under the License.
 package nodepool
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 )
 
@@ -80,5 +83,32 @@ func TestRenderNode(t *testing.T) {
 	}
 	if _, err := bad.Render(1); err == nil {
 		t.Error("Render of an overflowing AddCIDR succeeded")
+	}
+}
+
+// TestRenderRefusesLargeNodes: a template that never went through
+// validation (a record written by hand) still makes no Node larger than
+// sim.MaxNodeBytes.
+func TestRenderRefusesLargeNodes(t *testing.T) {
+	annotations := map[string]string{}
+	for i := range 20 {
+		annotations[fmt.Sprintf("a%d", i)] = strings.Repeat("x", 4<<10)
+	}
+	tmpl := &v1alpha1.NodeTemplate{Metadata: v1alpha1.NodeTemplateMetadata{Annotations: annotations}}
+	n, err := NewNodeBuilder("pool", tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if node, err := n.Render(0); err == nil {
+		t.Errorf("Render made a Node of %d bytes, want an error above %d", node.Size(), sim.MaxNodeBytes)
+	}
+	for i := range 6 {
+		delete(annotations, fmt.Sprintf("a%d", i))
+	}
+	if n, err = NewNodeBuilder("pool", tmpl); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.Render(0); err != nil {
+		t.Errorf("a Node of 56 KiB: %v", err)
 	}
 }

@@ -193,14 +193,14 @@ func validateURLPort(u *url.URL, raw string, fldPath *field.Path) field.ErrorLis
 // ValidateNodePool validates a new nodepool.
 func ValidateNodePool(np *sim.NodePool, opts Options) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMeta(&np.ObjectMeta, true, nodePoolNameValidator(opts), field.NewPath("metadata"))
-	allErrs = append(allErrs, validateNodePoolSpec(&np.Spec, opts, field.NewPath("spec"))...)
+	allErrs = append(allErrs, validateNodePoolSpec(&np.Spec, np.Name, opts, field.NewPath("spec"))...)
 	return allErrs
 }
 
 // ValidateNodePoolUpdate validates an update; spec.simulatorName is immutable.
 func ValidateNodePoolUpdate(newObj, oldObj *sim.NodePool, opts Options) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&newObj.ObjectMeta, &oldObj.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, validateNodePoolSpec(&newObj.Spec, opts, field.NewPath("spec"))...)
+	allErrs = append(allErrs, validateNodePoolSpec(&newObj.Spec, newObj.Name, opts, field.NewPath("spec"))...)
 	allErrs = append(allErrs, apimachineryvalidation.ValidateImmutableField(newObj.Spec.SimulatorName, oldObj.Spec.SimulatorName, field.NewPath("spec", "simulatorName"))...)
 	return allErrs
 }
@@ -237,7 +237,7 @@ func ValidateNodePoolStatusUpdate(newObj, oldObj *sim.NodePool) field.ErrorList 
 	return allErrs
 }
 
-func validateNodePoolSpec(spec *sim.NodePoolSpec, opts Options, fldPath *field.Path) field.ErrorList {
+func validateNodePoolSpec(spec *sim.NodePoolSpec, pool string, opts Options, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if spec.SimulatorName == "" {
 		allErrs = append(allErrs, field.Required(fldPath.Child("simulatorName"), ""))
@@ -249,30 +249,59 @@ func validateNodePoolSpec(spec *sim.NodePoolSpec, opts Options, fldPath *field.P
 	} else if r := *spec.Replicas; r < 0 || r > opts.MaxNodePoolReplicas {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("replicas"), r, fmt.Sprintf("must be between 0 and %d", opts.MaxNodePoolReplicas)))
 	}
-	allErrs = append(allErrs, validateNodeTemplate(&spec.Template, fldPath.Child("template"))...)
+	// The first and last Nodes are rendered; the bounds cover the others.
+	nodes := []nodetemplate.Values{{Index: 0, Name: sim.NodeName(pool, 0), Pool: pool}}
+	if spec.Replicas != nil && *spec.Replicas > 1 {
+		last := int(*spec.Replicas) - 1
+		nodes = append(nodes, nodetemplate.Values{Index: last, Name: sim.NodeName(pool, last), Pool: pool})
+	}
+	allErrs = append(allErrs, validateNodeTemplate(&spec.Template, nodes, fldPath.Child("template"))...)
 	return allErrs
 }
 
-func validateNodeTemplate(t *sim.NodeTemplate, fldPath *field.Path) field.ErrorList {
+// The bytes a rendered Node may hold: what its template adds, and room for
+// what the Node builder adds (its name, hostname, os and arch labels, the
+// pool's marks), so that every Node of a valid template fits in
+// sim.MaxNodeBytes.
+const (
+	maxNodeTemplateBytes = sim.MaxNodeBytes - 8<<10
+	// mapEntryBytes is the encoding overhead of a label, an annotation, a
+	// taint or a resource, as stored and as sent.
+	mapEntryBytes = 16
+)
+
+// validateNodeTemplate checks the template's keys and values; its values,
+// templates, rendered for nodes; and that what any Node renders fits.
+func validateNodeTemplate(t *sim.NodeTemplate, nodes []nodetemplate.Values, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
+	size := 0
 	metaPath := fldPath.Child("metadata")
-	// Keys are literal; values may be templates, so they are checked once rendered
-	// for the first Node, which catches what a static check can.
+	// Keys are literal and recorded once more on the Node (the template's
+	// key lists), so they count twice.
 	for k, v := range t.Metadata.Labels {
 		path := metaPath.Child("labels").Key(k)
 		allErrs = append(allErrs, invalid(path, k, utilvalidation.IsQualifiedName(k))...)
-		allErrs = append(allErrs, validateTemplateString(v, path, utilvalidation.IsValidLabelValue)...)
+		n, errs := validateTemplateString(v, nodes, path, utilvalidation.IsValidLabelValue)
+		allErrs = append(allErrs, errs...)
+		size += 2*len(k) + n + mapEntryBytes
 	}
 	for k, v := range t.Metadata.Annotations {
 		path := metaPath.Child("annotations").Key(k)
 		allErrs = append(allErrs, invalid(path, k, utilvalidation.IsQualifiedName(k))...)
-		allErrs = append(allErrs, validateTemplateString(v, path, nil)...)
+		n, errs := validateTemplateString(v, nodes, path, nil)
+		allErrs = append(allErrs, errs...)
+		size += 2*len(k) + n + mapEntryBytes
 	}
 	specPath := fldPath.Child("spec")
-	allErrs = append(allErrs, validateTemplateString(t.Spec.PodCIDR, specPath.Child("podCIDR"), isCIDR)...)
-	allErrs = append(allErrs, validateTemplateString(t.Spec.ProviderID, specPath.Child("providerID"), nil)...)
+	n, errs := validateTemplateString(t.Spec.PodCIDR, nodes, specPath.Child("podCIDR"), isCIDR)
+	allErrs = append(allErrs, errs...)
+	size += 2 * n // spec.podCIDR and spec.podCIDRs
+	n, errs = validateTemplateString(t.Spec.ProviderID, nodes, specPath.Child("providerID"), nil)
+	allErrs = append(allErrs, errs...)
+	size += n
 	for i, taint := range t.Spec.Taints {
 		allErrs = append(allErrs, validateTaint(taint, specPath.Child("taints").Index(i))...)
+		size += len(taint.Key) + len(taint.Value) + len(taint.Effect) + mapEntryBytes
 	}
 	statusPath := fldPath.Child("status")
 	allErrs = append(allErrs, validateResourceList(t.Status.Capacity, statusPath.Child("capacity"))...)
@@ -282,29 +311,52 @@ func validateNodeTemplate(t *sim.NodeTemplate, fldPath *field.Path) field.ErrorL
 			allErrs = append(allErrs, field.Invalid(statusPath.Child("allocatable").Key(string(name)), alloc.String(), fmt.Sprintf("must not exceed capacity %s", c.String())))
 		}
 	}
+	for _, rl := range []corev1.ResourceList{t.Status.Capacity, t.Status.Allocatable} {
+		for name, q := range rl {
+			size += len(name) + len(q.String()) + mapEntryBytes
+		}
+	}
+	info := t.Status.NodeInfo
+	for _, s := range []string{info.MachineID, info.SystemUUID, info.BootID, info.KernelVersion, info.OSImage,
+		info.ContainerRuntimeVersion, info.KubeletVersion, info.KubeProxyVersion, info.OperatingSystem, info.Architecture} {
+		size += len(s) + mapEntryBytes
+	}
+	if size > maxNodeTemplateBytes {
+		e := field.TooLong(fldPath, "", maxNodeTemplateBytes)
+		e.Detail += fmt.Sprintf(": its labels, annotations, taints, resources and node info may render up to %d bytes per Node", size)
+		allErrs = append(allErrs, e)
+	}
 	return allErrs
 }
 
-// validateTemplateString parses s as a node template and checks its value for
-// the first Node with check, if given.
-func validateTemplateString(s string, fldPath *field.Path, check func(string) []string) field.ErrorList {
+// validateTemplateString parses s as a node template, renders it for nodes
+// and checks each value with check, if given. It returns the most bytes s
+// renders for any Node.
+func validateTemplateString(s string, nodes []nodetemplate.Values, fldPath *field.Path, check func(string) []string) (int, field.ErrorList) {
 	if s == "" {
-		return nil
+		return 0, nil
 	}
-	if _, err := nodetemplate.Parse(s); err != nil {
-		return field.ErrorList{field.Invalid(fldPath, s, fmt.Sprintf("not a valid template: %v", err))}
-	}
-	out, err := nodetemplate.Render(s, nodetemplate.Values{Index: 0, Name: "pool-0", Pool: "pool"})
+	t, err := nodetemplate.Parse(s)
 	if err != nil {
-		return field.ErrorList{field.Invalid(fldPath, s, fmt.Sprintf("template fails for the first Node: %v", err))}
+		return len(s), field.ErrorList{field.Invalid(fldPath, s, fmt.Sprintf("not a valid template: %v", err))}
 	}
-	var allErrs field.ErrorList
-	if check != nil {
-		for _, msg := range check(out) {
-			allErrs = append(allErrs, field.Invalid(fldPath, s, fmt.Sprintf("for the first Node it gives %q: %s", out, msg)))
+	for _, v := range nodes {
+		out, err := t.Render(v)
+		if err != nil {
+			return t.Bound(), field.ErrorList{field.Invalid(fldPath, s, fmt.Sprintf("template fails for Node %d: %v", v.Index, err))}
+		}
+		if check == nil {
+			continue
+		}
+		if msgs := check(out); len(msgs) > 0 {
+			var allErrs field.ErrorList
+			for _, msg := range msgs {
+				allErrs = append(allErrs, field.Invalid(fldPath, s, fmt.Sprintf("for Node %d it gives %q: %s", v.Index, out, msg)))
+			}
+			return t.Bound(), allErrs
 		}
 	}
-	return allErrs
+	return t.Bound(), nil
 }
 
 func isCIDR(s string) []string {

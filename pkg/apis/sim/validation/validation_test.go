@@ -17,6 +17,7 @@ limitations under the License.
 package validation
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -210,6 +211,25 @@ func TestValidateNodePool(t *testing.T) {
 		{name: "template loop: its cost is not bounded", mutate: func(np *sim.NodePool) {
 			np.Spec.Template.Metadata.Annotations = map[string]string{"x": "{{ range 1000000000000 }}x{{ end }}"}
 		}, want: []string{"FieldValueInvalid spec.template.metadata.annotations[x]"}},
+		{name: "template that multiplies its length at each printf", mutate: func(np *sim.NodePool) {
+			stage := `printf "` + strings.Repeat("%[1]s", 10) + `"`
+			np.Spec.Template.Metadata.Annotations = map[string]string{"x": "{{ .Name | " + strings.Repeat(stage+" | ", 6) + stage + " }}"}
+		}, want: []string{"FieldValueInvalid spec.template.metadata.annotations[x]"}},
+		{name: "template that is small for the first Node only", mutate: func(np *sim.NodePool) {
+			np.Spec.Template.Metadata.Annotations = map[string]string{"x": "{{ if eq .Index 0 }}ok{{ else }}" +
+				strings.Repeat(`{{ printf "%256s" .Name }}`, 20) + "{{ end }}"}
+		}, want: []string{"FieldValueInvalid spec.template.metadata.annotations[x]"}},
+		{name: "template that fails for the last Node only", mutate: func(np *sim.NodePool) {
+			np.Spec.Replicas = ptr.To[int32](300)
+			np.Spec.Template.Spec.PodCIDR = `{{ AddCIDR "255.255.254.0/24" .Index }}`
+		}, want: []string{"FieldValueInvalid spec.template.spec.podCIDR"}},
+		{name: "Nodes larger than the budget", mutate: func(np *sim.NodePool) {
+			np.Spec.Template.Metadata.Annotations = map[string]string{}
+			for i := range 20 {
+				np.Spec.Template.Metadata.Annotations[fmt.Sprintf("a%d", i)] = `{{ printf "%256s%256s%256s%256s%256s%256s%256s%256s%256s%256s" ` +
+					strings.Repeat(".Name ", 10) + `}}`
+			}
+		}, want: []string{"FieldValueTooLong spec.template"}},
 		{name: "podCIDR not a CIDR", mutate: func(np *sim.NodePool) { np.Spec.Template.Spec.PodCIDR = "10.0.0.0" },
 			want: []string{"FieldValueInvalid spec.template.spec.podCIDR"}},
 		{name: "AddCIDR with a bad base", mutate: func(np *sim.NodePool) { np.Spec.Template.Spec.PodCIDR = `{{ AddCIDR "x" .Index }}` },
