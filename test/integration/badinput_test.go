@@ -85,6 +85,12 @@ func TestInvalidObjects(t *testing.T) {
 		{"template syntax", nodepools, pool("syntax", `{"simulatorName":"s","template":{"metadata":{"labels":{"a":"{{ .Index "}}}}`), "spec.template.metadata.labels[a]"},
 		{"template loop", nodepools, pool("loop", `{"simulatorName":"s","template":{"metadata":{"annotations":{"a":"{{ range 1000000000000 }}x{{ end }}"}}}}`), "spec.template.metadata.annotations[a]"},
 		{"template printf width", nodepools, pool("wide", `{"simulatorName":"s","template":{"spec":{"providerID":"{{ printf \"%999999999d\" 1 }}"}}}`), "spec.template.spec.providerID"},
+		// Each printf repeats what the last made ten times: 63 bytes become 630 MB.
+		{"template that multiplies its length", nodepools, pool("boom", `{"simulatorName":"s","template":{"metadata":{"annotations":{"a":"{{ .Name`+
+			strings.Repeat(` | printf \"`+strings.Repeat("%[1]s", 10)+`\"`, 7)+` }}"}}}}`), "spec.template.metadata.annotations[a]"},
+		{"template small for the first Node only", nodepools, pool("later", `{"simulatorName":"s","template":{"metadata":{"annotations":{"a":"{{ if eq .Index 0 }}ok{{ else }}`+
+			strings.Repeat(`{{ printf \"%256s\" .Name }}`, 20)+`{{ end }}"}}}}`), "spec.template.metadata.annotations[a]"},
+		{"Nodes over their size budget", nodepools, pool("large", `{"simulatorName":"s","template":{"metadata":{"annotations":{`+largeAnnotations(16)+`}}}}`), "spec.template"},
 		{"podCIDR not a CIDR", nodepools, pool("cidr", `{"simulatorName":"s","template":{"spec":{"podCIDR":"10.0.0.0"}}}`), "spec.template.spec.podCIDR"},
 		{"taint effect", nodepools, pool("taint", `{"simulatorName":"s","template":{"spec":{"taints":[{"key":"k","effect":"Sometimes"}]}}}`), "spec.template.spec.taints[0].effect"},
 		{"allocatable above capacity", nodepools, pool("alloc", `{"simulatorName":"s","template":{"status":{"capacity":{"cpu":"1"},"allocatable":{"cpu":"2"}}}}`), "spec.template.status.allocatable[cpu]"},
@@ -115,6 +121,15 @@ func TestInvalidObjects(t *testing.T) {
 	if n := recordCount(t.Context(), t, ns); n != 0 {
 		t.Errorf("%d records stored for invalid objects", n)
 	}
+}
+
+// largeAnnotations is n annotations of 4 KiB each, as JSON members.
+func largeAnnotations(n int) string {
+	members := make([]string, n)
+	for i := range members {
+		members[i] = fmt.Sprintf("%q:%q", fmt.Sprintf("a%d", i), strings.Repeat("x", 4<<10))
+	}
+	return strings.Join(members, ",")
 }
 
 // TestOversizeBodies: bodies above the server's limit (3 MiB, as kube's)
