@@ -78,11 +78,12 @@ func bind(t testing.TB, ns, user, role string) {
 }
 
 // TestPodTemplateNeedsCreatePods: a user bound only to the simulators roles
-// tries to get a Pod of their choosing (another ServiceAccount with its
-// token, the host's network, a privileged container, their own image) made
-// by the server's account. Each is refused with a 403 that names the missing
-// permission; the same spec from a user who may create Pods is accepted, and
-// a plain simulator stays open to the simulators roles.
+// tries to get a Pod of their choosing (the host's network, a privileged
+// container, their own image) made by the server's account. Each is refused
+// with a 403 that names the missing permission; the same spec from a user
+// who may create Pods is accepted, and a plain simulator stays open to the
+// simulators roles. Another ServiceAccount or a token is refused to
+// everyone, with a 422 on the field.
 func TestPodTemplateNeedsCreatePods(t *testing.T) {
 	c := hostCluster(t)
 	ns := createNamespace(t, "podtemplate")
@@ -100,7 +101,6 @@ spec:
   podTemplate:
     spec:
       serviceAccountName: default
-      automountServiceAccountToken: true
       hostNetwork: true
       containers:
       - name: simulator
@@ -170,6 +170,24 @@ spec:
         team: a
 `); err != nil {
 		t.Errorf("a user who may create pods, with a podTemplate: %v\n%s", err, out)
+	}
+	// Not even they get the Pod another account, or a token: the server's
+	// account may make no such Pod (sim-apiserver-object-shapes), so it is
+	// refused where the field is named.
+	out, err := apply(podMaker, `apiVersion: sim.x-k8s.io/v1alpha1
+kind: Simulator
+metadata:
+  name: with-token
+spec:
+  podTemplate:
+    spec:
+      serviceAccountName: admin
+      automountServiceAccountToken: true
+`)
+	for _, want := range []string{"is invalid", "spec.podTemplate.spec.serviceAccountName: Forbidden", "spec.podTemplate.spec.automountServiceAccountToken: Forbidden"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("a podTemplate with another account and a token: %v (%s), want an error containing %q", err, out, want)
+		}
 	}
 }
 

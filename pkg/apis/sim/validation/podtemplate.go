@@ -41,7 +41,8 @@ var serverOwnedVolumes = sets.New(contract.CredentialsVolume, contract.EtcdDataV
 // what the server decides for the simulator container: its command and
 // arguments (flags such as --etcd-prefix override the environment), the
 // etcd and credentials variables, and the volumes and mounts of its
-// credentials. Everything else merges as the API documents.
+// credentials; and a host identity for the Pod (validateServiceAccount).
+// Everything else merges as the API documents.
 func ValidatePodTemplate(t *corev1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	specPath := fldPath.Child("spec")
@@ -50,6 +51,7 @@ func ValidatePodTemplate(t *corev1.PodTemplateSpec, fldPath *field.Path) field.E
 			errs = append(errs, field.Forbidden(specPath.Child("volumes").Index(i).Child("name"), "the volume "+v.Name+" is the server's"))
 		}
 	}
+	errs = append(errs, validateServiceAccount(&t.Spec, specPath)...)
 	for i, c := range t.Spec.Containers {
 		if c.Name != contract.SimulatorContainer {
 			continue
@@ -69,6 +71,38 @@ func ValidatePodTemplate(t *corev1.PodTemplateSpec, fldPath *field.Path) field.E
 		for j, m := range c.VolumeMounts {
 			if serverOwnedVolumes.Has(m.Name) || within(m.MountPath, contract.CredentialsDir) || within(m.MountPath, contract.EtcdTLSDir) {
 				errs = append(errs, field.Forbidden(path.Child("volumeMounts").Index(j), "the simulator's credentials are mounted by the server"))
+			}
+		}
+	}
+	return errs
+}
+
+// validateServiceAccount refuses what would give the simulator's Pod a host
+// identity: another ServiceAccount than the namespace's default, or a token
+// of it (automounted or projected). The simulator needs none, and the
+// server's account may make no such Pod (the admission policy
+// sim-apiserver-object-shapes of artifacts/deploy): refused here, with the
+// field, rather than by the host when the Pod is made.
+func validateServiceAccount(spec *corev1.PodSpec, specPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	const why = "the simulator's Pod runs as the namespace's default ServiceAccount"
+	if n := spec.ServiceAccountName; n != "" && n != "default" {
+		errs = append(errs, field.Forbidden(specPath.Child("serviceAccountName"), why))
+	}
+	if n := spec.DeprecatedServiceAccount; n != "" && n != "default" {
+		errs = append(errs, field.Forbidden(specPath.Child("serviceAccount"), why))
+	}
+	if a := spec.AutomountServiceAccountToken; a != nil && *a {
+		errs = append(errs, field.Forbidden(specPath.Child("automountServiceAccountToken"), "the simulator's Pod gets no host token"))
+	}
+	for i, v := range spec.Volumes {
+		if v.Projected == nil {
+			continue
+		}
+		for j, source := range v.Projected.Sources {
+			if source.ServiceAccountToken != nil {
+				errs = append(errs, field.Forbidden(specPath.Child("volumes").Index(i).Child("projected", "sources").Index(j).Child("serviceAccountToken"),
+					"the simulator's Pod gets no host token"))
 			}
 		}
 	}

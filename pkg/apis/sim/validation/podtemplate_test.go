@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 )
@@ -46,6 +47,18 @@ func TestValidatePodTemplate(t *testing.T) {
 			[]string{"spec.containers[1].volumeMounts[0]", "spec.containers[1].volumeMounts[1]", "spec.containers[1].volumeMounts[2]", "spec.containers[1].volumeMounts[3]"}},
 		{"our volumes", &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Volumes: []corev1.Volume{{Name: "mine"}, {Name: contract.CredentialsVolume}, {Name: contract.EtcdDataVolume}}}},
 			[]string{"spec.volumes[1].name", "spec.volumes[2].name"}},
+		{"the default account, without its token", &corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			ServiceAccountName: "default", DeprecatedServiceAccount: "default", AutomountServiceAccountToken: ptr.To(false),
+			Volumes: []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+				Sources: []corev1.VolumeProjection{{ConfigMap: &corev1.ConfigMapProjection{}}},
+			}}}},
+		}}, nil},
+		{"another account, a token", &corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			ServiceAccountName: "admin", DeprecatedServiceAccount: "admin", AutomountServiceAccountToken: ptr.To(true),
+			Volumes: []corev1.Volume{{Name: "token", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+				Sources: []corev1.VolumeProjection{{ConfigMap: &corev1.ConfigMapProjection{}}, {ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "t"}}},
+			}}}},
+		}}, []string{"spec.serviceAccountName", "spec.serviceAccount", "spec.automountServiceAccountToken", "spec.volumes[0].projected.sources[1].serviceAccountToken"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
