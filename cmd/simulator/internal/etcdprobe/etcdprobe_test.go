@@ -94,6 +94,13 @@ func TestProbe(t *testing.T) {
 	closed := httptest.NewServer(healthHandler(http.StatusOK))
 	closed.Close()
 	secure, ca := tlsEtcd(t)
+	secret := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the probe followed a redirect to %s", r.URL)
+		_, _ = w.Write([]byte("secret"))
+	}))
+	t.Cleanup(secret.Close)
+	redirect := httptest.NewServer(http.RedirectHandler(secret.URL+"/metadata", http.StatusFound))
+	t.Cleanup(redirect.Close)
 	stranger, err := pki.NewCA("stranger")
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +115,9 @@ func TestProbe(t *testing.T) {
 		{name: "healthy", urls: healthy.URL},
 		{name: "one of several answers", urls: closed.URL + "," + healthy.URL},
 		{name: "refused", urls: closed.URL, want: "etcd " + closed.URL + ": dial tcp " + closed.Listener.Addr().String() + ": connect: connection refused"},
-		{name: "unhealthy", urls: unhealthy.URL, want: `/health answered 503: {"health":"false"}`},
+		{name: "unhealthy", urls: unhealthy.URL, want: `/health answered 503`},
+		// Not followed: the answer is the redirect's status, never the page.
+		{name: "a redirect to elsewhere", urls: redirect.URL, want: "/health answered 302"},
 		{name: "https without etcd's CA", urls: secure.URL, want: "etcd " + secure.URL + ": tls: failed to verify certificate: x509: certificate signed by unknown authority"},
 		{name: "a client certificate etcd does not accept", urls: secure.URL, tlsDir: tlsDir(t, ca, stranger), want: "etcd " + secure.URL + ": remote error: tls:"},
 		{name: "its client certificate", urls: secure.URL, tlsDir: tlsDir(t, ca, ca)},
