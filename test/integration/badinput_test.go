@@ -79,6 +79,8 @@ func TestInvalidObjects(t *testing.T) {
 		{"podTemplate replaces the command", simulators, simulator("command", `{"podTemplate":{"spec":{"containers":[{"name":"simulator","command":["sh","-c","simulator --etcd-prefix=/x"]}]}}}`), "spec.podTemplate.spec.containers[0].command"},
 		{"podTemplate replaces the credentials volume", simulators, simulator("volume", `{"podTemplate":{"spec":{"volumes":[{"name":"credentials","secret":{"secretName":"other-simulator"}}]}}}`), "spec.podTemplate.spec.volumes[0].name"},
 		{"podTemplate mounts over the credentials", simulators, simulator("mount", `{"podTemplate":{"spec":{"containers":[{"name":"simulator","volumeMounts":[{"name":"mine","mountPath":"/etc/simulator"}]}],"volumes":[{"name":"mine","emptyDir":{}}]}}}`), "spec.podTemplate.spec.containers[0].volumeMounts[0]"},
+		{"simulator over the size limit", simulators, `{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"big","annotations":{` + largeAnnotations(17) + `}},"spec":{}}`, "metadata"},
+		{"nodepool over the size limit", nodepools, pool("big", `{"simulatorName":"s","template":{"metadata":{"annotations":{`+largeAnnotations(9)+`}}}}`), "spec"},
 		{"nodepool without simulator", nodepools, pool("nosim", `{"simulatorName":""}`), "spec.simulatorName"},
 		{"negative replicas", nodepools, pool("neg", `{"simulatorName":"s","replicas":-1}`), "spec.replicas"},
 		{"replicas above the bound", nodepools, pool("many", `{"simulatorName":"s","replicas":100000000}`), "spec.replicas"},

@@ -71,6 +71,7 @@ func ValidateSimulatorName(name string, prefix bool) []string {
 func ValidateSimulator(s *sim.Simulator) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMeta(&s.ObjectMeta, true, ValidateSimulatorName, field.NewPath("metadata"))
 	allErrs = append(allErrs, validateSimulatorSpec(&s.Spec, field.NewPath("spec"))...)
+	allErrs = append(allErrs, validateSize(&s.ObjectMeta, &s.Spec, nil, nil, MaxSimulatorBytes)...)
 	return allErrs
 }
 
@@ -78,6 +79,7 @@ func ValidateSimulator(s *sim.Simulator) field.ErrorList {
 func ValidateSimulatorUpdate(newObj, oldObj *sim.Simulator) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&newObj.ObjectMeta, &oldObj.ObjectMeta, field.NewPath("metadata"))
 	allErrs = append(allErrs, validateSimulatorSpec(&newObj.Spec, field.NewPath("spec"))...)
+	allErrs = append(allErrs, validateSize(&newObj.ObjectMeta, &newObj.Spec, &oldObj.ObjectMeta, &oldObj.Spec, MaxSimulatorBytes)...)
 	return allErrs
 }
 
@@ -194,6 +196,7 @@ func validateURLPort(u *url.URL, raw string, fldPath *field.Path) field.ErrorLis
 func ValidateNodePool(np *sim.NodePool, opts Options) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMeta(&np.ObjectMeta, true, nodePoolNameValidator(opts), field.NewPath("metadata"))
 	allErrs = append(allErrs, validateNodePoolSpec(&np.Spec, np.Name, opts, field.NewPath("spec"))...)
+	allErrs = append(allErrs, validateSize(&np.ObjectMeta, &np.Spec, nil, nil, MaxNodePoolBytes)...)
 	return allErrs
 }
 
@@ -201,6 +204,7 @@ func ValidateNodePool(np *sim.NodePool, opts Options) field.ErrorList {
 func ValidateNodePoolUpdate(newObj, oldObj *sim.NodePool, opts Options) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&newObj.ObjectMeta, &oldObj.ObjectMeta, field.NewPath("metadata"))
 	allErrs = append(allErrs, validateNodePoolSpec(&newObj.Spec, newObj.Name, opts, field.NewPath("spec"))...)
+	allErrs = append(allErrs, validateSize(&newObj.ObjectMeta, &newObj.Spec, &oldObj.ObjectMeta, &oldObj.Spec, MaxNodePoolBytes)...)
 	allErrs = append(allErrs, apimachineryvalidation.ValidateImmutableField(newObj.Spec.SimulatorName, oldObj.Spec.SimulatorName, field.NewPath("spec", "simulatorName"))...)
 	return allErrs
 }
