@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -199,7 +200,23 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 		},
 		VolumeMounts:    mounts,
 		SecurityContext: restrictedContainer(),
+		Resources:       requests(simulatorRequests),
 	}
+}
+
+// The containers' requests: memory is their idle working set (the Pod's
+// ~225 MiB, docs/performance.md), so that the Pod is not BestEffort, first
+// to be evicted, and the scheduler places it where it fits; CPU is what an
+// idle simulator uses with room to spare, small enough that 40 fit on a
+// node of 2 CPUs. No limits: a busy simulator may use what is free. A
+// podTemplate may set others (its fields win).
+var (
+	simulatorRequests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("25m"), corev1.ResourceMemory: resource.MustParse("176Mi")}
+	etcdRequests      = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("48Mi")}
+)
+
+func requests(rl corev1.ResourceList) corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{Requests: rl.DeepCopy()}
 }
 
 // restrictedContainer is what the restricted Pod Security Standard asks of
@@ -226,6 +243,7 @@ func etcdContainer(s *v1alpha1.Simulator) corev1.Container {
 		}, contract.EtcdFlags()...),
 		VolumeMounts:    []corev1.VolumeMount{{Name: contract.EtcdDataVolume, MountPath: contract.EtcdDataDir}},
 		SecurityContext: restrictedContainer(),
+		Resources:       requests(etcdRequests),
 	}
 }
 

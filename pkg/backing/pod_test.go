@@ -226,3 +226,38 @@ func TestPodMountsEtcdTLSSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestPodRequests: every container requests CPU and memory, so the Pod is
+// Burstable, not BestEffort (evicted first); a podTemplate's requests win.
+func TestPodRequests(t *testing.T) {
+	pod, err := Pod(simulator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := corev1.ResourceList{}
+	for _, c := range pod.Spec.Containers {
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			q, ok := c.Resources.Requests[name]
+			if !ok || q.IsZero() {
+				t.Errorf("container %s requests no %s", c.Name, name)
+			}
+			sum := total[name]
+			sum.Add(q)
+			total[name] = sum
+		}
+	}
+	// 40 simulators on a node of 2 CPUs (the density budget).
+	if cpu := total[corev1.ResourceCPU]; cpu.MilliValue()*40 > 1900 {
+		t.Errorf("the Pod requests %s CPU: 40 of them do not fit on 2 CPUs", cpu.String())
+	}
+	s := simulator()
+	s.Spec.PodTemplate = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+		Name: contract.SimulatorContainer, Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}},
+	}}}}
+	if pod, err = Pod(s); err != nil {
+		t.Fatal(err)
+	}
+	if got := Container(&pod.Spec, contract.SimulatorContainer).Resources.Requests[corev1.ResourceMemory]; got.String() != "1Gi" {
+		t.Errorf("the template's memory request: got %s, want 1Gi", got.String())
+	}
+}
