@@ -125,6 +125,13 @@ func (c completedConfig) New() (*Server, error) {
 		return nil, err
 	}
 	hostCache, records := c.ExtraConfig.HostCache, c.ExtraConfig.Records
+	// The host cache watches the namespaces that hold a simulator: it
+	// learns which from the records, which every replica caches.
+	if err := hostCache.Follow(func(added, deleted func(namespace, name string)) (func() bool, error) {
+		return records.AddObjectHandler(sim.Resource("simulators").String(), added, deleted)
+	}); err != nil {
+		return nil, err
+	}
 	if err := genericServer.AddPostStartHook("start-host-caches", func(ctx genericapiserver.PostStartHookContext) error {
 		hostCache.Start(ctx)
 		records.Start(ctx)
@@ -154,7 +161,7 @@ func (c completedConfig) New() (*Server, error) {
 	// Status is computed from this cache: until it has synced, answers would be wrong.
 	if err := genericServer.AddReadyzChecks(healthz.NamedCheck("host-cache-synced", func(*http.Request) error {
 		if !hostCache.HasSynced() {
-			return fmt.Errorf("the cache of simulators' host Pods, Services and Secrets has not synced")
+			return fmt.Errorf("the cache of simulators' host Pods, Services and Secrets does not know every namespace of simulators yet")
 		}
 		if !records.HasSynced() {
 			return fmt.Errorf("the cache of records has not synced")
@@ -179,10 +186,10 @@ func (c completedConfig) storage() (map[string]rest.Storage, error) {
 	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, simulator.Host{
 		Pods:       c.ExtraConfig.HostCache,
 		PodsClient: c.ExtraConfig.HostClient.CoreV1(),
-		Access:     inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Factory.Core().V1().Secrets().Lister()),
+		Access:     inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Secrets()),
 		Authorizer: c.GenericConfig.Authorization.Authorizer,
 		Tokens:     c.ExtraConfig.HostClient.CoreV1(),
-		Accounts:   c.ExtraConfig.HostCache.Factory.Core().V1().ServiceAccounts().Lister(),
+		Accounts:   c.ExtraConfig.HostCache.ServiceAccounts(),
 		Kubeconfig: c.ExtraConfig.Kubeconfig,
 	})
 	if err != nil {

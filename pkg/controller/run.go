@@ -128,7 +128,7 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 	defer broadcaster.Shutdown()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cfg.Host.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(cfg.Scheme, corev1.EventSource{Component: "sim-apiserver"})
-	access := inner.New(cfg.HostCache, cfg.HostCache.Factory.Core().V1().Secrets().Lister())
+	access := inner.New(cfg.HostCache, cfg.HostCache.Secrets())
 	poolCtrl, err := nodepool.New(sims, factory.Sim().V1alpha1().NodePools(), factory.Sim().V1alpha1().Simulators(), access, recorder)
 	if err != nil {
 		return err

@@ -18,19 +18,39 @@ limitations under the License.
 // (Pods, Services, Secrets, NetworkPolicies, and the ServiceAccounts, Roles
 // and RoleBindings of their kubeconfigs, labelled with one) and finds them by simulator.
 // The registry reads status from it; the reconciler acts on it.
+//
+// It watches only the namespaces that hold a simulator, with one set of
+// informers each, started when the first simulator of a namespace appears
+// and stopped once the last one is gone. A simulator exists only where the
+// namespace opted in (its Pod's dry run is refused elsewhere), so the
+// server reads nothing anywhere else: a labelled object in any other
+// namespace is never listed, and the server needs no read rights there.
+// What it holds is trimmed to what is read (see trim).
 package hostcache
 
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
-	"k8s.io/client-go/informers"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	networkingv1informers "k8s.io/client-go/informers/networking/v1"
+	rbacv1informers "k8s.io/client-go/informers/rbac/v1"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	networkinglisters "k8s.io/client-go/listers/networking/v1"
+	rbaclisters "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/metadata/metadatalister"
 	"k8s.io/client-go/tools/cache"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
@@ -39,40 +59,128 @@ import (
 // bySimulator indexes objects by "<namespace>/<simulator name>".
 const bySimulator = "simulator"
 
-// Cache holds the host objects of every simulator.
-type Cache struct {
-	Factory   informers.SharedInformerFactory
-	pods      cache.SharedIndexInformer
-	informers []cache.SharedIndexInformer
+// Options tune a Cache.
+type Options struct {
+	// Resync is the informers' resync period.
+	Resync time.Duration
+	// Linger keeps a namespace's informers this long after its last
+	// simulator is gone, so that the reconciler's sweep that follows a
+	// deletion still sees what is left, and a simulator made again at once
+	// does not list the namespace anew.
+	Linger time.Duration
+	// SyncTimeout bounds how long a read of a namespace whose informers
+	// have just started waits for them to sync.
+	SyncTimeout time.Duration
 }
 
-// New makes a cache that sees only objects labelled with a simulator, so its
-// size follows the number of simulators, not the size of the host.
-func New(client kubernetes.Interface, resync time.Duration) (*Cache, error) {
+// DefaultOptions are the server's.
+func DefaultOptions() Options {
+	return Options{Resync: 10 * time.Minute, Linger: 30 * time.Second, SyncTimeout: 10 * time.Second}
+}
+
+// Source tells the cache where simulators are: it calls added and deleted
+// with the namespace and name of each simulator as it appears and goes (a
+// simulator added twice counts once), and returns whether it has told of
+// every simulator that existed when it started.
+type Source func(added, deleted func(namespace, name string)) (synced func() bool, err error)
+
+// The kinds of the cache, in the order of namespace.informers.
+const (
+	pods = iota
+	services
+	secrets
+	networkPolicies
+	roles
+	serviceAccounts
+	roleBindings
+	numKinds
+)
+
+// kind is one resource of the cache.
+type kind struct {
+	resource schema.GroupVersionResource
+	// informer makes the informer of the kind in one namespace.
+	informer func(c *Cache, namespace string, indexers cache.Indexers) cache.SharedIndexInformer
+	// metadataOnly kinds are watched through the metadata API: only their
+	// metadata is read (who controls them), never their content.
+	metadataOnly bool
+}
+
+var kinds = [numKinds]kind{
+	pods: {resource: corev1.SchemeGroupVersion.WithResource("pods"), informer: func(c *Cache, ns string, ix cache.Indexers) cache.SharedIndexInformer {
+		return corev1informers.NewFilteredPodInformer(c.client, ns, c.opts.Resync, ix, c.tweak)
+	}},
+	services: {resource: corev1.SchemeGroupVersion.WithResource("services"), informer: func(c *Cache, ns string, ix cache.Indexers) cache.SharedIndexInformer {
+		return corev1informers.NewFilteredServiceInformer(c.client, ns, c.opts.Resync, ix, c.tweak)
+	}},
+	// Data is read: the credentials (trim keeps those alone).
+	secrets: {resource: corev1.SchemeGroupVersion.WithResource("secrets"), informer: func(c *Cache, ns string, ix cache.Indexers) cache.SharedIndexInformer {
+		return corev1informers.NewFilteredSecretInformer(c.client, ns, c.opts.Resync, ix, c.tweak)
+	}},
+	networkPolicies: {resource: networkingv1.SchemeGroupVersion.WithResource("networkpolicies"), informer: func(c *Cache, ns string, ix cache.Indexers) cache.SharedIndexInformer {
+		return networkingv1informers.NewFilteredNetworkPolicyInformer(c.client, ns, c.opts.Resync, ix, c.tweak)
+	}},
+	roles: {resource: rbacv1.SchemeGroupVersion.WithResource("roles"), informer: func(c *Cache, ns string, ix cache.Indexers) cache.SharedIndexInformer {
+		return rbacv1informers.NewFilteredRoleInformer(c.client, ns, c.opts.Resync, ix, c.tweak)
+	}},
+	serviceAccounts: {resource: corev1.SchemeGroupVersion.WithResource("serviceaccounts"), metadataOnly: true, informer: metadataInformer(corev1.SchemeGroupVersion.WithResource("serviceaccounts"))},
+	roleBindings:    {resource: rbacv1.SchemeGroupVersion.WithResource("rolebindings"), metadataOnly: true, informer: metadataInformer(rbacv1.SchemeGroupVersion.WithResource("rolebindings"))},
+}
+
+func metadataInformer(gvr schema.GroupVersionResource) func(c *Cache, ns string, ix cache.Indexers) cache.SharedIndexInformer {
+	return func(c *Cache, ns string, ix cache.Indexers) cache.SharedIndexInformer {
+		return metadatainformer.NewFilteredMetadataInformer(c.metadata, gvr, ns, c.opts.Resync, ix, c.tweak).Informer()
+	}
+}
+
+// Cache holds the host objects of every simulator, by namespace.
+type Cache struct {
+	client   kubernetes.Interface
+	metadata metadata.Interface
+	opts     Options
+	selector string
+	routers  [numKinds]*router
+
+	mu sync.RWMutex
+	// ctx is Start's; nil before.
+	ctx          context.Context
+	sourceSynced func() bool
+	namespaces   map[string]*namespace
+	handlers     map[*Registration]struct{}
+	// added is closed, and made anew, when a namespace is added.
+	added chan struct{}
+}
+
+// New makes a cache that sees only objects labelled with a simulator, in
+// the namespaces that hold one, so its size follows the number of
+// simulators, not the size of the host. client reads the kinds whose
+// content is used, metadataClient those whose metadata alone is.
+func New(client kubernetes.Interface, metadataClient metadata.Interface, opts Options) (*Cache, error) {
 	req, err := labels.NewRequirement(sim.LabelSimulator, selection.Exists, nil)
 	if err != nil {
 		return nil, err
 	}
-	selector := labels.NewSelector().Add(*req).String()
-	factory := informers.NewSharedInformerFactoryWithOptions(client, resync,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
-	c := &Cache{Factory: factory}
-	c.pods = factory.Core().V1().Pods().Informer()
-	c.informers = []cache.SharedIndexInformer{
-		c.pods,
-		factory.Core().V1().Services().Informer(),
-		factory.Core().V1().Secrets().Informer(),
-		factory.Core().V1().ServiceAccounts().Informer(),
-		factory.Rbac().V1().Roles().Informer(),
-		factory.Rbac().V1().RoleBindings().Informer(),
-		factory.Networking().V1().NetworkPolicies().Informer(),
+	c := &Cache{
+		client:     client,
+		metadata:   metadataClient,
+		opts:       opts,
+		selector:   labels.NewSelector().Add(*req).String(),
+		namespaces: map[string]*namespace{},
+		handlers:   map[*Registration]struct{}{},
+		added:      make(chan struct{}),
 	}
-	for _, inf := range c.informers {
-		if err := inf.AddIndexers(cache.Indexers{bySimulator: indexBySimulator}); err != nil {
-			return nil, fmt.Errorf("adding the simulator index: %w", err)
-		}
+	for k := range kinds {
+		c.routers[k] = &router{cache: c, kind: k}
 	}
 	return c, nil
+}
+
+func (c *Cache) tweak(o *metav1.ListOptions) { o.LabelSelector = c.selector }
+
+// newIndexers are the indexes of every informer: a map of its own each,
+// since an indexer keeps the map it is given.
+func newIndexers() cache.Indexers {
+	return cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, bySimulator: indexBySimulator}
 }
 
 func indexBySimulator(obj interface{}) ([]string, error) {
@@ -98,25 +206,117 @@ func metaOf(obj interface{}) (metav1.Object, error) {
 // Key is the index key of a simulator.
 func Key(namespace, name string) string { return namespace + "/" + name }
 
-// Start runs the informers until ctx ends.
-func (c *Cache) Start(ctx context.Context) { c.Factory.Start(ctx.Done()) }
+// Follow makes source say which namespaces the cache watches. Call it once,
+// before Start.
+func (c *Cache) Follow(source Source) error {
+	synced, err := source(c.simulatorAdded, c.simulatorDeleted)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sourceSynced = synced
+	return nil
+}
 
-// HasSynced says whether every informer has its initial list.
+// Start runs the informers of every namespace until ctx ends.
+func (c *Cache) Start(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ctx = ctx
+	for _, n := range c.namespaces {
+		n.run(ctx)
+	}
+	register(c)
+	context.AfterFunc(ctx, func() { unregister(c) })
+}
+
+// HasSynced says whether the cache knows every namespace that holds a
+// simulator. Each namespace's own informers may still be listing: the
+// readers that need them wait for them (WaitForNamespace, SimulatorPods),
+// so that a namespace whose reads fail (its opt-in withdrawn) stalls
+// neither the server's readiness nor the other namespaces.
 func (c *Cache) HasSynced() bool {
-	for _, inf := range c.informers {
-		if !inf.HasSynced() {
+	c.mu.RLock()
+	synced := c.sourceSynced
+	c.mu.RUnlock()
+	return synced == nil || synced()
+}
+
+// WaitForNamespace waits until the namespace is watched and its informers
+// have synced, or ctx ends (false): the reconciler acts on a namespace
+// only once it sees it whole, not on an empty cache.
+func (c *Cache) WaitForNamespace(ctx context.Context, namespace string) bool {
+	for {
+		c.mu.RLock()
+		n, added := c.namespaces[namespace], c.added
+		c.mu.RUnlock()
+		if n != nil {
+			select {
+			case <-n.synced:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		select {
+		case <-added:
+		case <-ctx.Done():
 			return false
 		}
 	}
-	return true
 }
 
-// Informers are every informer of the cache, for event handlers.
-func (c *Cache) Informers() []cache.SharedIndexInformer { return c.informers }
+// settle waits for a watched namespace's informers to sync, at most until
+// SyncTimeout after they started; it returns at once for a namespace that
+// is not watched.
+func (c *Cache) settle(namespace string) {
+	c.mu.RLock()
+	n := c.namespaces[namespace]
+	c.mu.RUnlock()
+	if n == nil {
+		return
+	}
+	n.settle(c.opts.SyncTimeout)
+}
 
-// SimulatorPods returns the host Pods of a simulator (all generations).
+// Services lists the simulators' Services.
+func (c *Cache) Services() corelisters.ServiceLister {
+	return corelisters.NewServiceLister(c.routers[services])
+}
+
+// Secrets lists the simulators' Secrets. Only a simulator's own Secrets
+// have data, and only the credentials' keys (trim).
+func (c *Cache) Secrets() corelisters.SecretLister {
+	return corelisters.NewSecretLister(c.routers[secrets])
+}
+
+// NetworkPolicies lists the simulators' NetworkPolicies.
+func (c *Cache) NetworkPolicies() networkinglisters.NetworkPolicyLister {
+	return networkinglisters.NewNetworkPolicyLister(c.routers[networkPolicies])
+}
+
+// Roles lists the Roles of the simulators' kubeconfig accounts.
+func (c *Cache) Roles() rbaclisters.RoleLister {
+	return rbaclisters.NewRoleLister(c.routers[roles])
+}
+
+// ServiceAccounts lists the metadata of the simulators' kubeconfig accounts.
+func (c *Cache) ServiceAccounts() metadatalister.Lister {
+	return metadatalister.New(c.routers[serviceAccounts], kinds[serviceAccounts].resource)
+}
+
+// RoleBindings lists the metadata of the simulators' kubeconfig accounts' RoleBindings.
+func (c *Cache) RoleBindings() metadatalister.Lister {
+	return metadatalister.New(c.routers[roleBindings], kinds[roleBindings].resource)
+}
+
+// SimulatorPods returns the host Pods of a simulator (all generations). A
+// namespace whose informers have just started is waited for (SyncTimeout),
+// so that status is not computed from an empty cache.
 func (c *Cache) SimulatorPods(namespace, name string) []*corev1.Pod {
-	objs, _ := c.pods.GetIndexer().ByIndex(bySimulator, Key(namespace, name))
+	c.settle(namespace)
+	objs, _ := c.routers[pods].ByIndex(bySimulator, Key(namespace, name))
 	pods := make([]*corev1.Pod, 0, len(objs))
 	for _, o := range objs {
 		if p, ok := o.(*corev1.Pod); ok {
@@ -124,4 +324,37 @@ func (c *Cache) SimulatorPods(namespace, name string) []*corev1.Pod {
 		}
 	}
 	return pods
+}
+
+// Registration is an event handler of every informer of the cache.
+type Registration struct {
+	handler cache.ResourceEventHandler
+}
+
+// AddEventHandler adds handler to the informers of every namespace, those
+// watched now and those watched later.
+func (c *Cache) AddEventHandler(handler cache.ResourceEventHandler) (*Registration, error) {
+	r := &Registration{handler: handler}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range c.namespaces {
+		if err := n.addHandler(r); err != nil {
+			for _, n := range c.namespaces {
+				n.removeHandler(r)
+			}
+			return nil, err
+		}
+	}
+	c.handlers[r] = struct{}{}
+	return r, nil
+}
+
+// RemoveEventHandler removes a handler from every informer.
+func (c *Cache) RemoveEventHandler(r *Registration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.handlers, r)
+	for _, n := range c.namespaces {
+		n.removeHandler(r)
+	}
 }

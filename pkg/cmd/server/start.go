@@ -26,7 +26,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -37,6 +36,7 @@ import (
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/component-base/cli/globalflag"
 	basecompatibility "k8s.io/component-base/compatibility"
@@ -192,7 +192,11 @@ func (o *Options) Config() (*apiserver.Config, error) {
 		}
 	}
 	records := hoststore.NewRecords(hostClient, o.Namespace)
-	hostCache, err := hostcache.New(hostClient, 10*time.Minute)
+	hostMetadata, err := metadata.NewForConfig(hostConfig)
+	if err != nil {
+		return nil, fmt.Errorf("making the host metadata client: %w", err)
+	}
+	hostCache, err := hostcache.New(hostClient, hostMetadata, hostcache.DefaultOptions())
 	if err != nil {
 		return nil, err
 	}

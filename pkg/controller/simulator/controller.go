@@ -44,6 +44,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/client-go/metadata/metadatalister"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -62,6 +63,10 @@ import (
 // record (kubectl get -w, kubectl wait) see the change.
 const AnnotationObservedStatus = "sim.x-k8s.io/observed-status"
 
+// namespaceSyncTimeout bounds a sync's wait for the host cache of its
+// namespace; the simulator is then retried with backoff.
+const namespaceSyncTimeout = 10 * time.Second
+
 // EtcdPurger removes a simulator's keys from an external etcd.
 type EtcdPurger func(ctx context.Context, etcdURL, prefix string, tlsConfig *tls.Config) error
 
@@ -75,9 +80,9 @@ type Controller struct {
 	hostCache *hostcache.Cache
 	services  corelisters.ServiceLister
 	secrets   corelisters.SecretLister
-	accounts  corelisters.ServiceAccountLister
+	accounts  metadatalister.Lister
 	roles     rbaclisters.RoleLister
-	bindings  rbaclisters.RoleBindingLister
+	bindings  metadatalister.Lister
 	policies  networkinglisters.NetworkPolicyLister
 	// serverNamespace is sim-apiserver's own, which the NetworkPolicies admit.
 	serverNamespace string
@@ -98,12 +103,12 @@ func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminf
 		simSynced:       simInformer.Informer().HasSynced,
 		host:            host,
 		hostCache:       hostCache,
-		services:        hostCache.Factory.Core().V1().Services().Lister(),
-		secrets:         hostCache.Factory.Core().V1().Secrets().Lister(),
-		accounts:        hostCache.Factory.Core().V1().ServiceAccounts().Lister(),
-		roles:           hostCache.Factory.Rbac().V1().Roles().Lister(),
-		bindings:        hostCache.Factory.Rbac().V1().RoleBindings().Lister(),
-		policies:        hostCache.Factory.Networking().V1().NetworkPolicies().Lister(),
+		services:        hostCache.Services(),
+		secrets:         hostCache.Secrets(),
+		accounts:        hostCache.ServiceAccounts(),
+		roles:           hostCache.Roles(),
+		bindings:        hostCache.RoleBindings(),
+		policies:        hostCache.NetworkPolicies(),
 		serverNamespace: serverNamespace,
 		purgeEtcd:       purgeEtcd,
 		retryAfter:      time.Second,
@@ -154,18 +159,12 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		UpdateFunc: func(_, obj interface{}) { c.enqueueOwner(obj) },
 		DeleteFunc: c.enqueueOwner,
 	}
-	for _, inf := range c.hostCache.Informers() {
-		registration, err := inf.AddEventHandler(owned)
-		if err != nil {
-			utilruntime.HandleErrorWithContext(ctx, err, "Watching the host cache")
-			return
-		}
-		defer func() {
-			if err := inf.RemoveEventHandler(registration); err != nil {
-				utilruntime.HandleErrorWithContext(ctx, err, "Removing a handler from the host cache")
-			}
-		}()
+	registration, err := c.hostCache.AddEventHandler(owned)
+	if err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "Watching the host cache")
+		return
 	}
+	defer c.hostCache.RemoveEventHandler(registration)
 	worker.Run(ctx, "simulator", c.queue, workers, c.syncKey, c.simSynced, c.hostCache.HasSynced)
 }
 
@@ -202,6 +201,13 @@ func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err er
 	}
 	if err != nil {
 		return false, err
+	}
+	// The host cache watches a namespace from its first simulator on: act
+	// on what it holds only once it holds all of it.
+	waitCtx, cancel := context.WithTimeout(ctx, namespaceSyncTimeout)
+	defer cancel()
+	if !c.hostCache.WaitForNamespace(waitCtx, namespace) {
+		return false, fmt.Errorf("the host cache of namespace %s has not synced", namespace)
 	}
 	if s.DeletionTimestamp != nil {
 		return c.finalize(ctx, s)
@@ -340,7 +346,7 @@ type hostClient[T any] interface {
 // and fix, if not nil, returns it brought back to want, or false when it
 // is as wanted.
 func ensureObject[T metav1.Object](ctx context.Context, s *v1alpha1.Simulator, kind string, want T,
-	cached func(name string) (T, error), client hostClient[T], fix func(current T) (T, bool),
+	cached func(name string) (metav1.Object, error), client hostClient[T], fix func(current T) (T, bool),
 ) error {
 	current, err := cached(want.GetName())
 	if apierrors.IsNotFound(err) {
@@ -356,7 +362,11 @@ func ensureObject[T metav1.Object](ctx context.Context, s *v1alpha1.Simulator, k
 	if fix == nil {
 		return nil
 	}
-	updated, changed := fix(current)
+	typed, ok := current.(T)
+	if !ok {
+		return fmt.Errorf("the host cache holds %s %s as a %T", kind, want.GetName(), current)
+	}
+	updated, changed := fix(typed)
 	if !changed {
 		return nil
 	}
@@ -366,9 +376,15 @@ func ensureObject[T metav1.Object](ctx context.Context, s *v1alpha1.Simulator, k
 	return nil
 }
 
+// cachedAs is a lister's Get for ensureObject, which reads a kind's whole
+// object or its metadata alone (metadata-only kinds of the host cache).
+func cachedAs[T metav1.Object](get func(name string) (T, error)) func(name string) (metav1.Object, error) {
+	return func(name string) (metav1.Object, error) { return get(name) }
+}
+
 func (c *Controller) ensureService(ctx context.Context, s *v1alpha1.Simulator) error {
 	want := backing.Service(s)
-	return ensureObject(ctx, s, "Service", want, c.services.Services(s.Namespace).Get, c.host.CoreV1().Services(s.Namespace),
+	return ensureObject(ctx, s, "Service", want, cachedAs(c.services.Services(s.Namespace).Get), c.host.CoreV1().Services(s.Namespace),
 		func(current *corev1.Service) (*corev1.Service, bool) {
 			if samePorts(current.Spec.Ports, want.Spec.Ports) && current.Spec.Selector[sim.LabelSimulator] == s.Name {
 				return nil, false
@@ -396,7 +412,7 @@ func samePorts(a, b []corev1.ServicePort) bool {
 // must reach it (backing.NetworkPolicy).
 func (c *Controller) ensureNetworkPolicy(ctx context.Context, s *v1alpha1.Simulator) error {
 	want := backing.NetworkPolicy(s, c.serverNamespace)
-	return ensureObject(ctx, s, "NetworkPolicy", want, c.policies.NetworkPolicies(s.Namespace).Get, c.host.NetworkingV1().NetworkPolicies(s.Namespace),
+	return ensureObject(ctx, s, "NetworkPolicy", want, cachedAs(c.policies.NetworkPolicies(s.Namespace).Get), c.host.NetworkingV1().NetworkPolicies(s.Namespace),
 		func(current *networkingv1.NetworkPolicy) (*networkingv1.NetworkPolicy, bool) {
 			if equality.Semantic.DeepEqual(current.Spec, want.Spec) {
 				return nil, false
@@ -576,9 +592,9 @@ func (c *Controller) namedObjects(namespace, name string) []namedObject {
 	writer, reader := backing.ProxyAccounts(name)
 	for _, account := range []string{writer.Name, reader.Name} {
 		objects = append(objects,
-			namedObject{func() (metav1.Object, error) { return c.accounts.ServiceAccounts(namespace).Get(account) }, core.ServiceAccounts(namespace).Delete},
+			namedObject{func() (metav1.Object, error) { return c.accounts.Namespace(namespace).Get(account) }, core.ServiceAccounts(namespace).Delete},
 			namedObject{func() (metav1.Object, error) { return c.roles.Roles(namespace).Get(account) }, rbac.Roles(namespace).Delete},
-			namedObject{func() (metav1.Object, error) { return c.bindings.RoleBindings(namespace).Get(account) }, rbac.RoleBindings(namespace).Delete},
+			namedObject{func() (metav1.Object, error) { return c.bindings.Namespace(namespace).Get(account) }, rbac.RoleBindings(namespace).Delete},
 		)
 	}
 	return objects
@@ -598,10 +614,10 @@ func (c *Controller) ensureProxyAccess(ctx context.Context, s *v1alpha1.Simulato
 
 func (c *Controller) ensureProxyAccount(ctx context.Context, s *v1alpha1.Simulator, account backing.ProxyAccount) error {
 	sa, role, binding := backing.ProxyAccess(s, account)
-	if err := ensureObject(ctx, s, "ServiceAccount", sa, c.accounts.ServiceAccounts(s.Namespace).Get, c.host.CoreV1().ServiceAccounts(s.Namespace), nil); err != nil {
+	if err := ensureObject(ctx, s, "ServiceAccount", sa, cachedAs(c.accounts.Namespace(s.Namespace).Get), c.host.CoreV1().ServiceAccounts(s.Namespace), nil); err != nil {
 		return err
 	}
-	err := ensureObject(ctx, s, "Role", role, c.roles.Roles(s.Namespace).Get, c.host.RbacV1().Roles(s.Namespace),
+	err := ensureObject(ctx, s, "Role", role, cachedAs(c.roles.Roles(s.Namespace).Get), c.host.RbacV1().Roles(s.Namespace),
 		func(current *rbacv1.Role) (*rbacv1.Role, bool) {
 			if equality.Semantic.DeepEqual(current.Rules, role.Rules) {
 				return nil, false
@@ -613,7 +629,7 @@ func (c *Controller) ensureProxyAccount(ctx context.Context, s *v1alpha1.Simulat
 	if err != nil {
 		return err
 	}
-	return ensureObject(ctx, s, "RoleBinding", binding, c.bindings.RoleBindings(s.Namespace).Get, c.host.RbacV1().RoleBindings(s.Namespace), nil)
+	return ensureObject(ctx, s, "RoleBinding", binding, cachedAs(c.bindings.Namespace(s.Namespace).Get), c.host.RbacV1().RoleBindings(s.Namespace), nil)
 }
 
 // purgeExternalEtcd deletes the simulator's keys in its external etcd, with

@@ -25,6 +25,7 @@ import (
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	metadatafake "k8s.io/client-go/metadata/fake"
 	"k8s.io/client-go/tools/cache"
 
 	simfake "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned/fake"
@@ -40,11 +41,23 @@ func TestTermsLeaveNoHandlers(t *testing.T) {
 	const terms = 10
 	ctx := t.Context()
 	host := kubefake.NewClientset()
-	hostCache, err := hostcache.New(host, 0)
+	hostCache, err := hostcache.New(host, metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme()), hostcache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A namespace with a simulator, so that the cache has informers to
+	// hold handlers.
+	err = hostCache.Follow(func(added, _ func(namespace, name string)) (func() bool, error) {
+		added("ns", "s")
+		return func() bool { return true }, nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hostCache.Start(ctx)
+	if !hostCache.WaitForNamespace(ctx, "ns") {
+		t.Fatal("the host cache of the simulator's namespace did not sync")
+	}
 	if !cache.WaitForCacheSync(ctx.Done(), hostCache.HasSynced) {
 		t.Fatal("the host cache did not sync")
 	}

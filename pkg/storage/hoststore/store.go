@@ -81,6 +81,44 @@ func (r *Records) Start(ctx context.Context) {
 // HasSynced says whether the cache has its initial list.
 func (r *Records) HasSynced() bool { return r.informer.HasSynced() }
 
+// AddObjectHandler calls added and deleted with the namespace and name of
+// each object of resource as its record comes into and goes out of the
+// cache (added again on every update), and returns whether the handler has
+// seen every record of the cache's first list. The host cache follows
+// where simulators are with it.
+func (r *Records) AddObjectHandler(resource string, added, deleted func(namespace, name string)) (func() bool, error) {
+	of := func(obj interface{}) (objectRef, bool) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		cm, ok := obj.(*corev1.ConfigMap)
+		if !ok || !isRecord(cm, resource) {
+			return objectRef{}, false
+		}
+		ref := objectRef{resource: resource, namespace: cm.Labels[LabelNamespace], name: cm.Labels[LabelName]}
+		// One whose name is not its labels' is garbage (checkIdentity).
+		return ref, cm.Name == ref.recordName()
+	}
+	add := func(obj interface{}) {
+		if ref, ok := of(obj); ok {
+			added(ref.namespace, ref.name)
+		}
+	}
+	reg, err := r.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    add,
+		UpdateFunc: func(_, obj interface{}) { add(obj) },
+		DeleteFunc: func(obj interface{}) {
+			if ref, ok := of(obj); ok {
+				deleted(ref.namespace, ref.name)
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return reg.HasSynced, nil
+}
+
 // Decorator is the generic.StorageDecorator of host-backed records.
 func (r *Records) Decorator(config *storagebackend.ConfigForResource, resourcePrefix string, _ func(runtime.Object) (string, error),
 	newFunc func() runtime.Object, newListFunc func() runtime.Object, _ storage.AttrFunc, _ storage.IndexerFuncs, _ *cache.Indexers,

@@ -33,7 +33,7 @@ import (
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/metadata/metadatalister"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
@@ -66,7 +66,7 @@ type KubeconfigREST struct {
 	authorizer authorizer.Authorizer
 	access     *inner.Access
 	tokens     corev1client.ServiceAccountsGetter
-	accounts   corelisters.ServiceAccountLister
+	accounts   metadatalister.Lister
 	opts       KubeconfigOptions
 }
 
@@ -182,7 +182,7 @@ func (r *KubeconfigREST) proxyKubeconfig(req *http.Request, s *sim.Simulator, ac
 	seconds := int64(expiration.Seconds())
 	// The account must be the simulator's own: a token of a user's account
 	// of that name would carry that user's rights.
-	sa, err := r.accounts.ServiceAccounts(s.Namespace).Get(account)
+	sa, err := r.accounts.Namespace(s.Namespace).Get(account)
 	if apierrors.IsNotFound(err) {
 		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("the ServiceAccount %s of simulator %s is not there yet; retry", account, s.Name))
 	}

@@ -28,7 +28,7 @@ import (
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/metadata/metadatalister"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
@@ -64,9 +64,9 @@ type Host struct {
 	Authorizer authorizer.Authorizer
 	// Tokens mints the tokens of default kubeconfigs.
 	Tokens corev1client.ServiceAccountsGetter
-	// Accounts are the simulators' ServiceAccounts: a token is minted only
-	// for the one its simulator controls.
-	Accounts corelisters.ServiceAccountLister
+	// Accounts are the simulators' ServiceAccounts (their metadata): a
+	// token is minted only for the one its simulator controls.
+	Accounts metadatalister.Lister
 	// Kubeconfig says how the host is reached from where kubeconfigs are used.
 	Kubeconfig KubeconfigOptions
 }
