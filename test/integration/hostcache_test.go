@@ -19,11 +19,13 @@ package integration
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +34,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // hostCacheFigures are sim-apiserver's sim_apiserver_host_cache_* metrics.
@@ -165,5 +168,47 @@ func TestHostCacheHoldsOnlyWhatIsUsed(t *testing.T) {
 	t.Logf("host cache once the simulator is gone: %v", after)
 	if err != nil {
 		t.Errorf("the host cache still holds %d Secrets (%d before the test): the namespace of a deleted simulator is still watched", after.objects["secrets"], before.objects["secrets"])
+	}
+}
+
+// TestServerReadsOnlyWhereOptedIn (issue 31): the deployed server's
+// account reads none of a tenant's objects in a namespace that has not
+// opted in, and what its caches watch in one that has.
+func TestServerReadsOnlyWhereOptedIn(t *testing.T) {
+	host := hostCluster(t)
+	if _, err := kubectl(t, host.KubeconfigPath, "apply", "-f", filepath.Join(repoRoot, "artifacts/deploy/rbac-server.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	const server = "system:serviceaccount:sim-system:sim-apiserver"
+	canI := func(ns string, args ...string) string {
+		out, _ := kubectl(t, host.KubeconfigPath, append([]string{"auth", "can-i", "-n", ns, "--as=" + server}, args...)...)
+		return strings.TrimSpace(out)
+	}
+	reads := [][]string{
+		{"get", "secrets"}, {"list", "secrets"}, {"watch", "secrets"},
+		{"list", "pods"}, {"list", "serviceaccounts"}, {"list", "services"},
+		{"list", "roles.rbac.authorization.k8s.io"}, {"list", "rolebindings.rbac.authorization.k8s.io"},
+		{"list", "networkpolicies.networking.k8s.io"},
+	}
+	ns := createNamespace(t, "reads")
+	for _, check := range reads {
+		for _, where := range []string{"kube-system", ns} {
+			if got := canI(where, check...); got != "no" {
+				t.Errorf("before any opt-in, can the server %s in %s? %q, want no", strings.Join(check, " "), where, got)
+			}
+		}
+	}
+	if _, err := kubectl(t, host.KubeconfigPath, "create", "rolebinding", "sim-apiserver", "-n", ns,
+		"--clusterrole=sim-apiserver:namespace", "--serviceaccount=sim-system:sim-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitForAccess(t, host, ns, server, authorizationv1.ResourceAttributes{Verb: "watch", Resource: "secrets"})
+	for _, check := range reads {
+		if got := canI(ns, check...); got != "yes" {
+			t.Errorf("after %s opted in, can the server %s there? %q, want yes", ns, strings.Join(check, " "), got)
+		}
+		if got := canI("kube-system", check...); got != "no" {
+			t.Errorf("after %s opted in, can the server %s in kube-system? %q, want no", ns, strings.Join(check, " "), got)
+		}
 	}
 }
