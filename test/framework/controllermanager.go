@@ -31,8 +31,10 @@ import (
 
 // controllers are the kube-controller-manager controllers a host cluster
 // without nodes needs: garbage collection, namespace deletion, service
-// accounts with their tokens and kube-root-ca.crt, and aggregated
-// ClusterRoles (so that view/edit/admin pick up the sim.x-k8s.io rules).
+// accounts with their tokens and kube-root-ca.crt, aggregated
+// ClusterRoles (so that view/edit/admin pick up the sim.x-k8s.io rules),
+// and ResourceQuota status (hard and used, which quota admission needs;
+// it counts sim.x-k8s.io objects as it finds them through discovery).
 var controllers = []string{
 	"garbage-collector-controller",
 	"namespace-controller",
@@ -40,6 +42,7 @@ var controllers = []string{
 	"serviceaccount-token-controller",
 	"root-ca-certificate-publisher-controller",
 	"clusterrole-aggregation-controller",
+	"resourcequota-controller",
 }
 
 // nodeControllers are the controllers added for a cluster with a node: the

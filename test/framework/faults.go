@@ -183,9 +183,10 @@ type SimAPIServerReplica struct {
 }
 
 // StartSimAPIServerReplica starts a replica of sim-apiserver named name
-// (its log is logs/<name>.log) and waits until it serves. Cluster.Stop
+// (its log is logs/<name>.log), with extraArgs after the cluster's own
+// (a flag given again overrides), and waits until it serves. Cluster.Stop
 // stops it too.
-func (c *Cluster) StartSimAPIServerReplica(ctx context.Context, name string) (*SimAPIServerReplica, error) {
+func (c *Cluster) StartSimAPIServerReplica(ctx context.Context, name string, extraArgs ...string) (*SimAPIServerReplica, error) {
 	_, main, err := c.processNamed(simAPIServerName)
 	if err != nil {
 		return nil, err
@@ -200,6 +201,7 @@ func (c *Cluster) StartSimAPIServerReplica(ctx context.Context, name string) (*S
 			args[i] = "--secure-port=" + strconv.Itoa(port)
 		}
 	}
+	args = append(args, extraArgs...)
 	p, err := startCommand(ctx, name, filepath.Join(c.logDir(), name+".log"), main.cmd.Env, main.cmd.Path, args...)
 	if err := c.track(p, err); err != nil {
 		return nil, err

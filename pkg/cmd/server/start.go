@@ -48,6 +48,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apiserver"
 	simopenapi "sigs.k8s.io/simulator-apiserver/pkg/generated/openapi"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
+	"sigs.k8s.io/simulator-apiserver/pkg/limits"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
 	"sigs.k8s.io/simulator-apiserver/pkg/servingcert"
 	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
@@ -70,6 +71,9 @@ type Options struct {
 	Namespace string
 	// MaxNodePoolReplicas bounds nodepool spec.replicas.
 	MaxNodePoolReplicas int32
+	// Limits are the server's limits per namespace, beside the host's
+	// ResourceQuotas.
+	Limits *limits.Options
 	// ExternalServerURL and ExternalServerCAFile say how users reach the host
 	// apiserver, for the kubeconfigs the server hands out.
 	ExternalServerURL    string
@@ -93,6 +97,7 @@ func NewOptions(out, errOut io.Writer) *Options {
 		ComponentGlobalsRegistry: compatibility.DefaultComponentGlobalsRegistry,
 		Namespace:                os.Getenv("POD_NAMESPACE"),
 		MaxNodePoolReplicas:      validation.DefaultMaxNodePoolReplicas,
+		Limits:                   limits.NewOptions(),
 		ServiceName:              "sim-apiserver",
 		StdOut:                   out,
 		StdErr:                   errOut,
@@ -101,6 +106,10 @@ func NewOptions(out, errOut io.Writer) *Options {
 		o.Namespace = DefaultNamespace
 	}
 	o.RecommendedOptions.Etcd = nil
+	// The host's ResourceQuotas count simulators and nodepools: the server
+	// admits its own requests, the host never sees them.
+	limits.Register(o.RecommendedOptions.Admission, o.Limits)
+	o.RecommendedOptions.ExtraAdmissionInitializers = limits.Initializers
 	return o
 }
 
@@ -111,6 +120,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	o.ServerRun.AddUniversalFlags(flags)
 	flags.StringVar(&o.Namespace, "namespace", o.Namespace, "The server's own namespace in the host cluster, where it keeps its records (default: $POD_NAMESPACE, else "+DefaultNamespace+").")
 	flags.Int32Var(&o.MaxNodePoolReplicas, "max-nodepool-replicas", o.MaxNodePoolReplicas, "Upper bound of a nodepool's spec.replicas.")
+	o.Limits.AddFlags(flags)
 	flags.StringVar(&o.ExternalServerURL, "external-server-url", o.ExternalServerURL, "The host apiserver's URL as users reach it, put in the kubeconfigs of simulators/kubeconfig (default: the URL this server reaches the host at, from --kubeconfig or in-cluster).")
 	flags.StringVar(&o.ExternalServerCAFile, "external-server-ca-file", o.ExternalServerCAFile, "CA bundle of the host apiserver at --external-server-url (default: the CA of --kubeconfig or of the in-cluster config).")
 	flags.StringVar(&o.ServingCertSecret, "serving-cert-secret", o.ServingCertSecret, "A Secret in --namespace where the server keeps a CA and the serving certificate for --service-name, made if absent and rotated, which every replica serves (instead of --tls-cert-file or --cert-dir).")
@@ -126,6 +136,7 @@ func (o *Options) Validate() error {
 	errs := o.RecommendedOptions.Validate()
 	errs = append(errs, o.ServerRun.Validate()...)
 	errs = append(errs, o.ComponentGlobalsRegistry.Validate()...)
+	errs = append(errs, o.Limits.Validate()...)
 	if o.Namespace == "" {
 		errs = append(errs, fmt.Errorf("--namespace must not be empty"))
 	}
