@@ -37,9 +37,12 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -154,6 +157,14 @@ func systemObjects(t *testing.T, c kubernetes.Interface) map[objectRef]bool {
 	add("priorityclass", err, metas(pcs.Items)...)
 	slices, err := c.DiscoveryV1().EndpointSlices("").List(ctx, metav1.ListOptions{})
 	add("endpointslice", err, metas(slices.Items)...)
+	clusterRoles, err := c.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
+	add("clusterrole", err, metas(clusterRoles.Items)...)
+	clusterBindings, err := c.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{})
+	add("clusterrolebinding", err, metas(clusterBindings.Items)...)
+	flowSchemas, err := c.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
+	add("flowschema", err, metas(flowSchemas.Items)...)
+	levels, err := c.FlowcontrolV1().PriorityLevelConfigurations().List(ctx, metav1.ListOptions{})
+	add("prioritylevelconfiguration", err, metas(levels.Items)...)
 	return out
 }
 
@@ -509,12 +520,43 @@ profiles:
 		}, metav1.CreateOptions{})
 		mustCreate(err)
 		waitPodRunning(t, c, "team-a", "worker", "fake-0")
+		// Cluster-wide kinds a user may add.
+		_, err = c.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "user-role"}}, metav1.CreateOptions{})
+		mustCreate(err)
+		_, err = c.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "user-binding"},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "user-role"}}, metav1.CreateOptions{})
+		mustCreate(err)
+		ignore := admissionregistrationv1.Ignore
+		none := admissionregistrationv1.SideEffectClassNone
+		_, err = c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{
+			ObjectMeta: metav1.ObjectMeta{Name: "user-webhook"},
+			Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+				Name: "widgets.example.com", FailurePolicy: &ignore, SideEffects: &none, AdmissionReviewVersions: []string{"v1"},
+				ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: new("https://webhook.example.com/validate")},
+				Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule: admissionregistrationv1.Rule{APIGroups: []string{"example.com"}, APIVersions: []string{"v1"}, Resources: []string{"widgets"}}}},
+			}},
+		}, metav1.CreateOptions{})
+		mustCreate(err)
+		_, err = c.FlowcontrolV1().FlowSchemas().Create(ctx, &flowcontrolv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "user-flows"},
+			Spec: flowcontrolv1.FlowSchemaSpec{PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "workload-low"}, MatchingPrecedence: 5000}}, metav1.CreateOptions{})
+		mustCreate(err)
+		// And a scheduler configuration of their own.
+		if status, body := sim.Do(t, http.MethodPut, schedulerConfigPath, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 42\n"); status != http.StatusOK {
+			t.Fatalf("PUT %s = %d %s", schedulerConfigPath, status, body)
+		}
 
 		status, body := sim.Do(t, http.MethodPut, "/api/v1/reset", "")
 		if status != http.StatusOK {
 			t.Fatalf("reset = %d %s", status, body)
 		}
 		t.Logf("reset answered %s", body)
+		if !strings.Contains(body, `"schedulerConfigurationRestored":true`) {
+			t.Errorf("reset does not say it restored the scheduler configuration: %s", body)
+		}
+		if _, effective := sim.Do(t, http.MethodGet, schedulerConfigPath, ""); strings.Contains(effective, `"percentageOfNodesToScore":42`) {
+			t.Errorf("the scheduler configuration after reset is still the user's: %s", effective)
+		}
 
 		nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil || len(nodes.Items) != 0 {
@@ -531,6 +573,10 @@ profiles:
 		_, gone["storageclass fast"] = c.StorageV1().StorageClasses().Get(ctx, "fast", metav1.GetOptions{})
 		_, gone["persistentvolume pv-1"] = c.CoreV1().PersistentVolumes().Get(ctx, "pv-1", metav1.GetOptions{})
 		_, gone["pvc team-a/data"] = c.CoreV1().PersistentVolumeClaims("team-a").Get(ctx, "data", metav1.GetOptions{})
+		_, gone["clusterrole user-role"] = c.RbacV1().ClusterRoles().Get(ctx, "user-role", metav1.GetOptions{})
+		_, gone["clusterrolebinding user-binding"] = c.RbacV1().ClusterRoleBindings().Get(ctx, "user-binding", metav1.GetOptions{})
+		_, gone["validatingwebhookconfiguration user-webhook"] = c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, "user-webhook", metav1.GetOptions{})
+		_, gone["flowschema user-flows"] = c.FlowcontrolV1().FlowSchemas().Get(ctx, "user-flows", metav1.GetOptions{})
 		for what, err := range gone {
 			if !apierrors.IsNotFound(err) {
 				t.Errorf("%s after reset: %v, want NotFound", what, err)

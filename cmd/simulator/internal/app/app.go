@@ -20,6 +20,7 @@ limitations under the License.
 package app
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -189,7 +190,7 @@ func Run(ctx context.Context, o *config.Options) error {
 	checks := []server.Check{apiReady, schedulerHealthy, sandboxReady}
 	handler := server.NewHandler(server.Config{
 		Checks:          checks,
-		SchedulerConfig: schedulerConfig{store: store, scheduler: scheduler},
+		SchedulerConfig: &schedulerConfig{store: store, scheduler: scheduler, initial: initial},
 		Resetter:        &reset.Resetter{Discovery: client.Discovery(), Metadata: metadataClient, Client: client},
 		Processes: func() []supervisor.Status {
 			out := make([]supervisor.Status, 0, len(children))
@@ -410,17 +411,30 @@ func logWhenReady(ctx context.Context, start time.Time, checks []server.Check, l
 type schedulerConfig struct {
 	store     *schedconfig.Store
 	scheduler *supervisor.Process
+	// initial is the simulator's own configuration (its spec's; nil for
+	// the default), which Restore puts back.
+	initial []byte
 }
 
-func (s schedulerConfig) Effective() []byte { return s.store.Effective() }
+func (s *schedulerConfig) Effective() []byte { return s.store.Effective() }
 
-func (s schedulerConfig) Update(ctx context.Context, data []byte) ([]byte, error) {
+func (s *schedulerConfig) Update(ctx context.Context, data []byte) ([]byte, error) {
 	effective, err := s.store.Set(ctx, data)
 	if err != nil {
 		return nil, err
 	}
 	s.scheduler.Restart()
 	return effective, nil
+}
+
+func (s *schedulerConfig) Restore(ctx context.Context) (bool, error) {
+	if bytes.Equal(s.store.Effective(), s.store.First()) {
+		return false, nil
+	}
+	if _, err := s.Update(ctx, s.initial); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // snapshotter exports and imports the inner cluster's scenario.

@@ -22,7 +22,10 @@ limitations under the License.
 // reset finalizes them itself). In the system namespaces, the usual user
 // kinds are deleted, except objects the apiserver bootstraps. Among
 // cluster-scoped kinds: nodes, non-system priority classes, storage
-// classes, persistent volumes and the other kinds of userKinds.
+// classes, persistent volumes, CRDs (and so their objects), webhook
+// configurations and admission policies, cluster RBAC, APIServices, flow
+// schemas and priority levels, and the other kinds of userKinds, except
+// what kube-apiserver makes for itself. What it keeps, it counts.
 package reset
 
 import (
@@ -43,6 +46,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/sandbox"
 )
 
 // SystemNamespaces are kept, and only their user kinds emptied.
@@ -63,14 +68,20 @@ func init() {
 		"batch":                     {"jobs", "cronjobs"},
 		"policy":                    {"poddisruptionbudgets"},
 		"autoscaling":               {"horizontalpodautoscalers"},
-		"networking.k8s.io":         {"networkpolicies", "ingresses"},
+		"networking.k8s.io":         {"networkpolicies", "ingresses", "ingressclasses"},
 		"discovery.k8s.io":          {"endpointslices"},
 		"coordination.k8s.io":       {"leases"},
-		"rbac.authorization.k8s.io": {"roles", "rolebindings"},
+		"rbac.authorization.k8s.io": {"roles", "rolebindings", "clusterroles", "clusterrolebindings"},
 		"scheduling.k8s.io":         {"priorityclasses"},
-		"storage.k8s.io":            {"storageclasses", "volumeattachments", "csistoragecapacities", "csinodes"},
+		"storage.k8s.io":            {"storageclasses", "volumeattachments", "csistoragecapacities", "csinodes", "volumeattributesclasses"},
 		"resource.k8s.io":           {"resourceclaims", "resourceclaimtemplates", "resourceslices", "deviceclasses"},
 		"node.k8s.io":               {"runtimeclasses"},
+		"apiextensions.k8s.io":      {"customresourcedefinitions"},
+		"admissionregistration.k8s.io": {"validatingwebhookconfigurations", "mutatingwebhookconfigurations",
+			"validatingadmissionpolicies", "validatingadmissionpolicybindings", "mutatingadmissionpolicies", "mutatingadmissionpolicybindings"},
+		"apiregistration.k8s.io":       {"apiservices"},
+		"flowcontrol.apiserver.k8s.io": {"flowschemas", "prioritylevelconfigurations"},
+		"certificates.k8s.io":          {"certificatesigningrequests", "clustertrustbundles"},
 	} {
 		for _, r := range resources {
 			userKinds[schema.GroupResource{Group: group, Resource: r}] = true
@@ -81,10 +92,20 @@ func init() {
 // bootstrapLabel marks the RBAC objects kube-apiserver creates at start.
 const bootstrapLabel = "kubernetes.io/bootstrapping"
 
+// Marks of what kube-apiserver makes for itself: its aggregator's
+// APIServices of built-in groups, API Priority and Fairness's suggested
+// configuration, and the default ServiceCIDR and its IPs.
+const (
+	automanagedLabel   = "kube-aggregator.kubernetes.io/automanaged"
+	apfAutoupdate      = "apf.kubernetes.io/autoupdate-spec"
+	defaultServiceCIDR = "kubernetes"
+)
+
 // keep reports whether reset leaves an object of a user kind alone: the
 // objects the control plane makes for itself.
-func keep(gr schema.GroupResource, namespace, name string, labels map[string]string) bool {
-	if _, ok := labels[bootstrapLabel]; ok {
+func keep(gr schema.GroupResource, obj *metav1.PartialObjectMetadata) bool {
+	namespace, name := obj.Namespace, obj.Name
+	if _, ok := obj.Labels[bootstrapLabel]; ok {
 		return true
 	}
 	switch gr {
@@ -99,6 +120,19 @@ func keep(gr schema.GroupResource, namespace, name string, labels map[string]str
 		return namespace == metav1.NamespaceSystem
 	case schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}:
 		return strings.HasPrefix(name, "system-")
+	case schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}:
+		_, ok := obj.Labels[automanagedLabel]
+		return ok
+	case schema.GroupResource{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"},
+		schema.GroupResource{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}:
+		_, ok := obj.Annotations[apfAutoupdate]
+		return ok
+	case schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"},
+		schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}:
+		// The bootstrap policy is labelled (above); "system:" names are
+		// the control plane's by convention; the sandbox's binding makes
+		// the proxy's users cluster-admin inside.
+		return strings.HasPrefix(name, "system:") || name == sandbox.BindingName
 	}
 	return false
 }
@@ -116,11 +150,28 @@ type Resetter struct {
 	Client    kubernetes.Interface
 	// Workers bounds parallel requests; zero means 8.
 	Workers int
+
+	mu   sync.Mutex
+	kept map[string]int
 }
 
-// Result counts deleted objects by resource ("deployments.apps").
+func (r *Resetter) countKept(gr schema.GroupResource, n int) {
+	if n == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.kept[gr.String()] += n
+}
+
+// Result counts deleted objects by resource ("deployments.apps"), and
+// those kept, which the control plane made for itself.
 type Result struct {
 	Deleted map[string]int `json:"deleted"`
+	Kept    map[string]int `json:"kept"`
+	// SchedulerConfigurationRestored says that the scheduler configuration
+	// set through the API was replaced by the simulator's own (its spec's).
+	SchedulerConfigurationRestored bool `json:"schedulerConfigurationRestored"`
 }
 
 // resource is a served kind reset may delete.
@@ -153,6 +204,9 @@ func (r *Resetter) Reset(ctx context.Context) (Result, error) {
 		}
 	}
 
+	r.mu.Lock()
+	r.kept = map[string]int{}
+	r.mu.Unlock()
 	res := Result{Deleted: map[string]int{}}
 	var mu sync.Mutex
 	var errs []error
@@ -195,7 +249,10 @@ func (r *Resetter) Reset(ctx context.Context) (Result, error) {
 		n, err := r.deleteClusterScoped(ctx, rs)
 		record(rs.gvr.GroupResource(), n, err)
 	})
-	logger.Info("Reset the cluster", "deleted", res.Deleted, "errors", len(errs))
+	r.mu.Lock()
+	res.Kept = r.kept
+	r.mu.Unlock()
+	logger.Info("Reset the cluster", "deleted", res.Deleted, "kept", res.Kept, "errors", len(errs))
 	return res, errors.Join(errs...)
 }
 
@@ -287,8 +344,9 @@ func (r *Resetter) deleteNamespaced(ctx context.Context, rs resource) (int, erro
 			byNamespace[item.Namespace] = ns
 		}
 		system := SystemNamespaces[item.Namespace]
-		if system && (!rs.user || keep(rs.gvr.GroupResource(), item.Namespace, item.Name, item.Labels)) {
+		if system && (!rs.user || keep(rs.gvr.GroupResource(), &item)) {
 			ns.kept++
+			r.countKept(rs.gvr.GroupResource(), 1)
 			continue
 		}
 		ns.remove = append(ns.remove, item)
@@ -328,10 +386,11 @@ func (r *Resetter) deleteClusterScoped(ctx context.Context, rs resource) (int, e
 	}
 	var remove []metav1.PartialObjectMetadata
 	for _, item := range list.Items {
-		if !keep(rs.gvr.GroupResource(), "", item.Name, item.Labels) {
+		if !keep(rs.gvr.GroupResource(), &item) {
 			remove = append(remove, item)
 		}
 	}
+	r.countKept(rs.gvr.GroupResource(), len(list.Items)-len(remove))
 	if len(remove) == 0 {
 		return 0, nil
 	}

@@ -33,34 +33,49 @@ import (
 
 func TestKeep(t *testing.T) {
 	core := func(r string) schema.GroupResource { return schema.GroupResource{Resource: r} }
+	rbac := func(r string) schema.GroupResource {
+		return schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: r}
+	}
 	tests := []struct {
-		gr        schema.GroupResource
-		namespace string
-		name      string
-		labels    map[string]string
-		want      bool
+		gr          schema.GroupResource
+		namespace   string
+		name        string
+		labels      map[string]string
+		want        bool
+		annotations map[string]string
 	}{
-		{core("services"), "default", "kubernetes", nil, true},
-		{core("services"), "default", "web", nil, false},
-		{core("services"), "team-a", "kubernetes", nil, false},
-		{core("endpoints"), "default", "kubernetes", nil, true},
-		{schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}, "default", "kubernetes", nil, true},
-		{core("configmaps"), "default", "kube-root-ca.crt", nil, true},
-		{core("configmaps"), "kube-system", "extension-apiserver-authentication", nil, true},
-		{core("configmaps"), "kube-system", "kube-apiserver-legacy-service-account-token-tracking", nil, true},
-		{core("configmaps"), "kube-system", "mine", nil, false},
-		{core("configmaps"), "default", "extension-apiserver-authentication", nil, false},
-		{schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, "kube-system", "apiserver-abc", nil, true},
-		{schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, "kube-node-lease", "node-1", nil, false},
-		{schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}, "kube-system", "system:controller:bootstrap-signer", map[string]string{"kubernetes.io/bootstrapping": "rbac-defaults"}, true},
-		{schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}, "kube-system", "mine", nil, false},
-		{schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}, "", "system-node-critical", nil, true},
-		{schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}, "", "high", nil, false},
-		{core("nodes"), "", "node-1", nil, false},
-		{core("pods"), "kube-system", "anything", nil, false},
+		{core("services"), "default", "kubernetes", nil, true, nil},
+		{core("services"), "default", "web", nil, false, nil},
+		{core("services"), "team-a", "kubernetes", nil, false, nil},
+		{core("endpoints"), "default", "kubernetes", nil, true, nil},
+		{schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}, "default", "kubernetes", nil, true, nil},
+		{core("configmaps"), "default", "kube-root-ca.crt", nil, true, nil},
+		{core("configmaps"), "kube-system", "extension-apiserver-authentication", nil, true, nil},
+		{core("configmaps"), "kube-system", "kube-apiserver-legacy-service-account-token-tracking", nil, true, nil},
+		{core("configmaps"), "kube-system", "mine", nil, false, nil},
+		{core("configmaps"), "default", "extension-apiserver-authentication", nil, false, nil},
+		{schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, "kube-system", "apiserver-abc", nil, true, nil},
+		{schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, "kube-node-lease", "node-1", nil, false, nil},
+		{schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}, "kube-system", "system:controller:bootstrap-signer", map[string]string{"kubernetes.io/bootstrapping": "rbac-defaults"}, true, nil},
+		{schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}, "kube-system", "mine", nil, false, nil},
+		{schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}, "", "system-node-critical", nil, true, nil},
+		{schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}, "", "high", nil, false, nil},
+		{core("nodes"), "", "node-1", nil, false, nil},
+		{core("pods"), "kube-system", "anything", nil, false, nil},
+		{rbac("clusterroles"), "", "admin", map[string]string{"kubernetes.io/bootstrapping": "rbac-defaults"}, true, nil},
+		{rbac("clusterroles"), "", "system:kube-scheduler", nil, true, nil},
+		{rbac("clusterroles"), "", "mine", nil, false, nil},
+		{rbac("clusterrolebindings"), "", "mine", nil, false, nil},
+		{schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}, "", "v1.apps", map[string]string{"kube-aggregator.kubernetes.io/automanaged": "onstart"}, true, nil},
+		{schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}, "", "v1.metrics.example.com", nil, false, nil},
+		{schema.GroupResource{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}, "", "global-default", nil, true, map[string]string{"apf.kubernetes.io/autoupdate-spec": "true"}},
+		{schema.GroupResource{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}, "", "mine", nil, false, nil},
+		{schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, "", "widgets.example.com", nil, false, nil},
+		{schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}, "", "deny-all", nil, false, nil},
 	}
 	for _, tc := range tests {
-		if got := keep(tc.gr, tc.namespace, tc.name, tc.labels); got != tc.want {
+		obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: tc.namespace, Name: tc.name, Labels: tc.labels, Annotations: tc.annotations}}
+		if got := keep(tc.gr, obj); got != tc.want {
 			t.Errorf("keep(%s, %s/%s, %v) = %v, want %v", tc.gr, tc.namespace, tc.name, tc.labels, got, tc.want)
 		}
 	}
@@ -174,5 +189,11 @@ func TestResetDeletesUserObjectsOnly(t *testing.T) {
 		"services": 1, "nodes": 2, "widgets.example.com": 1, "namespaces": 1}
 	if diff := cmp.Diff(wantCounts, res.Deleted); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	// A kind of no built-in group in a system namespace is kept (its CRD,
+	// when there is one, goes, and its objects with it).
+	wantKept := map[string]int{"configmaps": 2, "leases.coordination.k8s.io": 1, "priorityclasses.scheduling.k8s.io": 1, "services": 1, "widgets.example.com": 1}
+	if diff := cmp.Diff(wantKept, res.Kept); diff != "" {
+		t.Errorf("kept (-want +got):\n%s", diff)
 	}
 }

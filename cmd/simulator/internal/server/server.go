@@ -60,6 +60,9 @@ type SchedulerConfig interface {
 	// makes it the configuration in effect and returns it completed; a
 	// schedconfig.InvalidError means it was refused and nothing changed.
 	Update(ctx context.Context, data []byte) ([]byte, error)
+	// Restore makes the simulator's own configuration (its spec's) the one
+	// in effect again, and says whether another was.
+	Restore(ctx context.Context) (bool, error)
 }
 
 // Resetter empties the inner cluster of user objects.
@@ -213,6 +216,14 @@ func (s *server) reset(w http.ResponseWriter, r *http.Request) {
 	// same name made after the reset would show the old one.
 	if rerr := clearSchedulingResults(s.cfg.SchedulingResultsDir); rerr != nil {
 		err = errors.Join(err, rerr)
+	}
+	// A reset starts over: the scheduler configuration too.
+	if s.cfg.SchedulerConfig != nil {
+		restored, rerr := s.cfg.SchedulerConfig.Restore(r.Context())
+		res.SchedulerConfigurationRestored = restored
+		if rerr != nil {
+			err = errors.Join(err, fmt.Errorf("restoring the scheduler configuration: %w", rerr))
+		}
 	}
 	if err != nil {
 		klog.FromContext(r.Context()).Error(err, "Reset")

@@ -43,6 +43,16 @@ import (
 type fakeSchedulerConfig struct {
 	effective []byte
 	updates   int
+	// first is the configuration Restore puts back.
+	first []byte
+}
+
+func (f *fakeSchedulerConfig) Restore(context.Context) (bool, error) {
+	if string(f.effective) == string(f.first) {
+		return false, nil
+	}
+	f.effective = f.first
+	return true, nil
 }
 
 func (f *fakeSchedulerConfig) Effective() []byte { return f.effective }
@@ -62,7 +72,7 @@ func (f *fakeSchedulerConfig) Update(_ context.Context, data []byte) ([]byte, er
 type fakeResetter struct{ err error }
 
 func (f fakeResetter) Reset(context.Context) (reset.Result, error) {
-	return reset.Result{Deleted: map[string]int{"pods": 2}}, f.err
+	return reset.Result{Deleted: map[string]int{"pods": 2}, Kept: map[string]int{"services": 1}}, f.err
 }
 
 func do(t *testing.T, h http.Handler, method, path, body string, header map[string]string) (int, http.Header, string) {
@@ -194,8 +204,14 @@ func TestSchedulerConfiguration(t *testing.T) {
 
 func TestReset(t *testing.T) {
 	status, _, body := do(t, NewHandler(Config{Resetter: fakeResetter{}}), http.MethodPut, contract.PathReset, "", nil)
-	if status != http.StatusOK || body != `{"deleted":{"pods":2}}` {
+	if status != http.StatusOK || body != `{"deleted":{"pods":2},"kept":{"services":1},"schedulerConfigurationRestored":false}` {
 		t.Errorf("reset = %d %s", status, body)
+	}
+	// A configuration set through the API goes back to the simulator's own.
+	sc := &fakeSchedulerConfig{effective: []byte("mine"), first: []byte("spec's")}
+	status, _, body = do(t, NewHandler(Config{Resetter: fakeResetter{}, SchedulerConfig: sc}), http.MethodPut, contract.PathReset, "", nil)
+	if status != http.StatusOK || !strings.Contains(body, `"schedulerConfigurationRestored":true`) || string(sc.effective) != "spec's" {
+		t.Errorf("reset after a configuration change = %d %s, configuration %q", status, body, sc.effective)
 	}
 	status, _, body = do(t, NewHandler(Config{Resetter: fakeResetter{err: errors.New("etcd down")}}), http.MethodPut, contract.PathReset, "", nil)
 	if status != http.StatusInternalServerError || !strings.Contains(body, "etcd down") {
