@@ -244,20 +244,21 @@ func (c *Cache) HasSynced() bool {
 }
 
 // WaitForNamespace waits until the namespace is watched and its informers
-// have synced, or ctx ends (false): the reconciler acts on a namespace
-// only once it sees it whole, not on an empty cache.
+// have synced (true), or ctx ends, or they have not synced SyncTimeout
+// after they started (false): the reconciler acts on a namespace only once
+// it sees it whole, not on an empty cache, and does not wait again and
+// again on a namespace whose reads fail (its opt-in withdrawn).
 func (c *Cache) WaitForNamespace(ctx context.Context, namespace string) bool {
 	for {
 		c.mu.RLock()
 		n, added := c.namespaces[namespace], c.added
+		var started time.Time
+		if n != nil {
+			started = n.started
+		}
 		c.mu.RUnlock()
 		if n != nil {
-			select {
-			case <-n.synced:
-				return true
-			case <-ctx.Done():
-				return false
-			}
+			return n.wait(ctx, started, c.opts.SyncTimeout)
 		}
 		select {
 		case <-added:
@@ -269,15 +270,19 @@ func (c *Cache) WaitForNamespace(ctx context.Context, namespace string) bool {
 
 // settle waits for a watched namespace's informers to sync, at most until
 // SyncTimeout after they started; it returns at once for a namespace that
-// is not watched.
+// is not watched or not started.
 func (c *Cache) settle(namespace string) {
 	c.mu.RLock()
 	n := c.namespaces[namespace]
+	var started time.Time
+	if n != nil {
+		started = n.started
+	}
 	c.mu.RUnlock()
-	if n == nil {
+	if n == nil || started.IsZero() {
 		return
 	}
-	n.settle(c.opts.SyncTimeout)
+	n.wait(context.Background(), started, c.opts.SyncTimeout)
 }
 
 // Services lists the simulators' Services.

@@ -295,3 +295,34 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// TestNamespaceThatCannotBeRead: where reads fail (an opt-in withdrawn),
+// readers wait for the namespace's informers SyncTimeout at most, counted
+// from their start, and not again and again.
+func TestNamespaceThatCannotBeRead(t *testing.T) {
+	f := newFixture(t)
+	forbid := func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if action.GetNamespace() != "closed" {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewForbidden(action.GetResource().GroupResource(), "", nil)
+	}
+	f.client.PrependReactor("list", "*", forbid)
+	f.meta.PrependReactor("list", "*", forbid)
+	f.cache.opts.SyncTimeout = 500 * time.Millisecond
+	f.src.added("closed", "s")
+	start := time.Now()
+	if f.cache.WaitForNamespace(t.Context(), "closed") {
+		t.Fatal("a namespace that cannot be read synced")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("WaitForNamespace took %v, want about SyncTimeout", took)
+	}
+	start = time.Now()
+	if pods := f.cache.SimulatorPods("closed", "s"); len(pods) != 0 || time.Since(start) > 100*time.Millisecond {
+		t.Errorf("SimulatorPods past SyncTimeout: %d Pods in %v, want none at once", len(pods), time.Since(start))
+	}
+	if f.cache.WaitForNamespace(t.Context(), "closed") || time.Since(start) > time.Second {
+		t.Errorf("WaitForNamespace past SyncTimeout waited %v, want false at once", time.Since(start))
+	}
+}

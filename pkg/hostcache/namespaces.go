@@ -92,26 +92,28 @@ func (n *namespace) stop() {
 	n.running.Wait()
 }
 
-// settle waits for the informers to sync, at most until timeout after they
-// started.
-func (n *namespace) settle(timeout time.Duration) {
+// wait waits for the informers to sync (true), or ctx to end, or timeout
+// to pass since they started (false). Not started, only ctx bounds it; a
+// zero timeout is none.
+func (n *namespace) wait(ctx context.Context, started time.Time, timeout time.Duration) bool {
 	select {
 	case <-n.synced:
-		return
+		return true
 	default:
 	}
-	if n.started.IsZero() {
-		return
+	var deadline <-chan time.Time
+	if !started.IsZero() && timeout > 0 {
+		t := time.NewTimer(time.Until(started.Add(timeout)))
+		defer t.Stop()
+		deadline = t.C
 	}
-	left := time.Until(n.started.Add(timeout))
-	if left <= 0 {
-		return
-	}
-	t := time.NewTimer(left)
-	defer t.Stop()
 	select {
 	case <-n.synced:
-	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-deadline:
+		return false
 	}
 }
 
