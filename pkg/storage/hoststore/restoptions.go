@@ -17,11 +17,19 @@ limitations under the License.
 package hoststore
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
+	flowcontrolrequest "k8s.io/apiserver/pkg/util/flowcontrol/request"
 )
+
+// countPollPeriod is how often each resource's Stats are read for API
+// Priority and Fairness. They come from the records' cache, so it can be
+// much shorter than kube's minute (--etcd-count-metric-poll-period).
+const countPollPeriod = 10 * time.Second
 
 // RESTOptionsGetter hands every resource of our group the host-backed storage.
 type RESTOptionsGetter struct {
@@ -29,6 +37,11 @@ type RESTOptionsGetter struct {
 	Codec runtime.Codec
 	// Decorator builds the storage.Interface of one resource.
 	Decorator generic.StorageDecorator
+	// CountTracker is the generic server's (its StorageObjectCountTracker):
+	// with each resource's Stats in it, API Priority and Fairness costs a
+	// list by the objects it reads, so a list of hundreds of large
+	// NodePools takes more seats than a get. Nil leaves every list at one.
+	CountTracker flowcontrolrequest.StorageObjectCountTracker
 }
 
 var _ generic.RESTOptionsGetter = RESTOptionsGetter{}
@@ -40,8 +53,10 @@ func (g RESTOptionsGetter) GetRESTOptions(resource schema.GroupResource, _ runti
 		Decorator:     g.Decorator,
 		// Owner references and foreground deletion work through the host's
 		// garbage collector, which sees our resources through the aggregator.
-		EnableGarbageCollection: true,
-		DeleteCollectionWorkers: 1,
-		ResourcePrefix:          "/" + resource.Group + "/" + resource.Resource,
+		EnableGarbageCollection:   true,
+		DeleteCollectionWorkers:   1,
+		ResourcePrefix:            "/" + resource.Group + "/" + resource.Resource,
+		CountMetricPollPeriod:     countPollPeriod,
+		StorageObjectCountTracker: g.CountTracker,
 	}, nil
 }

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/sync/semaphore"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -50,6 +51,15 @@ import (
 // room for its metadata.
 const maxRecordBytes = 1<<20 - 16<<10
 
+// listBytes bounds the records that lists read from the host at once, by
+// their size in the cache. A list holds its host answer, the records decoded
+// and its objects at the same time, several times its records' bytes, and
+// API Priority and Fairness lends one tenant most of the server's seats
+// when no one else asks: without a bound, 32 lists of 100 NodePools at the
+// size limit took the server past 500 MiB and the CPU from every other
+// request. A list larger than the budget reads alone.
+const listBytes = 8 << 20
+
 // Records makes the storage of each resource: records are ConfigMaps in one
 // host namespace, the server's own. It also keeps a cache of them, which
 // serves reads that accept any resourceVersion (resourceVersion=0), as the
@@ -62,13 +72,16 @@ type Records struct {
 	// watch cache ends them, so the server's shutdown need not wait for
 	// clients to hang up.
 	stopped chan struct{}
+	// lists is the budget of listBytes, shared by every resource.
+	lists *semaphore.Weighted
 }
 
 // NewRecords returns the records of namespace; Start runs its cache.
 func NewRecords(client kubernetes.Interface, namespace string) *Records {
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = LabelResource }))
-	return &Records{client: client, namespace: namespace, informer: factory.Core().V1().ConfigMaps().Informer(), stopped: make(chan struct{})}
+	return &Records{client: client, namespace: namespace, informer: factory.Core().V1().ConfigMaps().Informer(), stopped: make(chan struct{}),
+		lists: semaphore.NewWeighted(listBytes)}
 }
 
 // Start runs the cache until ctx, the server's lifetime, ends; then every
@@ -146,6 +159,7 @@ func (r *Records) Decorator(config *storagebackend.ConfigForResource, resourcePr
 		newList:    newListFunc,
 		recordsNS:  r.namespace,
 		stopped:    r.stopped,
+		lists:      r.lists,
 	}
 	return s, func() {}, nil
 }
@@ -176,6 +190,8 @@ type store struct {
 	recordsNS string
 	// stopped closes when the server stops.
 	stopped <-chan struct{}
+	// lists bounds the bytes that lists read at once (listBytes); nil is no bound.
+	lists *semaphore.Weighted
 }
 
 var _ storage.Interface = &store{}
@@ -439,6 +455,11 @@ func (s *store) GetList(ctx context.Context, key string, opts storage.ListOption
 			hostOpts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 		}
 	}
+	release, err := s.acquireList(ctx, sc)
+	if err != nil {
+		return err
+	}
+	defer release()
 	cms, err := s.client.List(ctx, hostOpts)
 	if err != nil {
 		if (apierrors.IsResourceExpired(err) || apierrors.IsGone(err)) && opts.Predicate.Continue != "" {
@@ -506,6 +527,29 @@ func (s *store) GetList(ctx context.Context, key string, opts storage.ListOption
 		return err
 	}
 	return s.versioner.UpdateList(listObj, uint64(rev), continueValue, remaining)
+}
+
+// acquireList waits until a list of the records in sc fits in the budget
+// of listBytes, by their size in the cache (all of the scope's, whatever
+// the selector), and returns what gives it back. A caller who gives up
+// first gets a 429, as from API Priority and Fairness, to retry later.
+func (s *store) acquireList(ctx context.Context, sc scope) (func(), error) {
+	if s.lists == nil {
+		return func() {}, nil
+	}
+	weight := int64(1)
+	if s.cache != nil && s.synced() {
+		for _, obj := range s.cache.List() {
+			if cm, ok := obj.(*corev1.ConfigMap); ok && isRecord(cm, s.resource) && (sc.namespace == "" || cm.Labels[LabelNamespace] == sc.namespace) {
+				weight += int64(len(cm.Data[dataKey]))
+			}
+		}
+	}
+	weight = min(weight, listBytes)
+	if err := s.lists.Acquire(ctx, weight); err != nil {
+		return nil, apierrors.NewTooManyRequests(fmt.Sprintf("too many large lists of %s at once; try again later", s.resource), 1)
+	}
+	return func() { s.lists.Release(weight) }, nil
 }
 
 // keyedRecord is a record with the storage key of its object.
@@ -691,7 +735,27 @@ func (s *store) deleteRecord(ctx context.Context, cm *corev1.ConfigMap) (uint64,
 	return s.GetCurrentResourceVersion(ctx)
 }
 
-func (s *store) Stats(context.Context) (storage.Stats, error)        { return storage.Stats{}, nil }
+// Stats counts the resource's records in the cache, and their average
+// size: API Priority and Fairness estimates the cost of a list from them.
+// Until the cache has synced there is no count.
+func (s *store) Stats(context.Context) (storage.Stats, error) {
+	if s.cache == nil || !s.synced() {
+		return storage.Stats{}, fmt.Errorf("the cache of records has not synced")
+	}
+	var count, size int64
+	for _, obj := range s.cache.List() {
+		if cm, ok := obj.(*corev1.ConfigMap); ok && isRecord(cm, s.resource) {
+			count++
+			size += int64(len(cm.Data[dataKey]))
+		}
+	}
+	stats := storage.Stats{ObjectCount: count}
+	if count > 0 {
+		stats.EstimatedAverageObjectSizeBytes = size / count
+	}
+	return stats, nil
+}
+
 func (s *store) ReadinessCheck() error                               { return nil }
 func (s *store) RequestWatchProgress(context.Context) error          { return nil }
 func (s *store) EnableResourceSizeEstimation(storage.KeysFunc) error { return nil }
