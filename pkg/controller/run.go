@@ -120,14 +120,14 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 		return err
 	}
 	factory := siminformers.NewSharedInformerFactory(sims, 10*time.Minute)
-	simCtrl, err := simulator.New(cfg.Scheme, sims, factory.Sim().V1alpha1().Simulators(), cfg.Host, cfg.HostCache, cfg.Namespace, simulator.PurgeEtcd)
-	if err != nil {
-		return err
-	}
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	defer broadcaster.Shutdown()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cfg.Host.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(cfg.Scheme, corev1.EventSource{Component: "sim-apiserver"})
+	simCtrl, err := simulator.New(cfg.Scheme, sims, factory.Sim().V1alpha1().Simulators(), cfg.Host, cfg.HostCache, cfg.Namespace, simulator.PurgeEtcd, recorder)
+	if err != nil {
+		return err
+	}
 	access := inner.New(cfg.HostCache, cfg.HostCache.Secrets())
 	poolCtrl, err := nodepool.New(sims, factory.Sim().V1alpha1().NodePools(), factory.Sim().V1alpha1().Simulators(), access, recorder)
 	if err != nil {

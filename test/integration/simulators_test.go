@@ -428,3 +428,50 @@ func TestSimulatorInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulatorEvents: kubectl describe simulator tells what the server
+// did and saw: the Pod made, Available, and a spec change that replaced the
+// Pod, saying the inner cluster starts empty.
+func TestSimulatorEvents(t *testing.T) {
+	c := simClient(t)
+	host := hostCluster(t)
+	ctx := t.Context()
+	ns := createNamespace(t, "events")
+	sims := c.SimV1alpha1().Simulators(ns)
+	if _, err := sims.Create(ctx, newSimulator("ev"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	makeReady(t, waitForPod(t, ns, "ev", 1))
+	waitForPhase(t, c, ns, "ev", v1alpha1.SimulatorAvailable)
+	if _, err := sims.Patch(ctx, "ev", types.MergePatchType, []byte(`{"spec":{"corsAllowedOriginList":["https://ui.example"]}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	makeReady(t, waitForPod(t, ns, "ev", 2))
+	waitForPhase(t, c, ns, "ev", v1alpha1.SimulatorAvailable)
+
+	want := map[string]string{
+		"PodCreated":  "Created Pod sim-ev-g1",
+		"PodReplaced": "The spec changed (generation 1 to 2): Pod sim-ev-g2 replaces sim-ev-g1; the inner cluster starts empty",
+		"Available":   "Pod sim-ev-g2 serves the inner cluster",
+	}
+	eventually(t, "the simulator's Events", func(ctx context.Context) (bool, error) {
+		events, err := host.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Simulator,involvedObject.name=ev"})
+		if err != nil {
+			return false, err
+		}
+		found := 0
+		for reason, message := range want {
+			for _, e := range events.Items {
+				if e.Reason == reason && strings.HasPrefix(e.Message, message) && e.InvolvedObject.APIVersion == v1alpha1.SchemeGroupVersion.String() {
+					found++
+					break
+				}
+			}
+		}
+		return found == len(want), nil
+	})
+	out, err := kubectl(t, host.KubeconfigPath, "describe", "simulator", "-n", ns, "ev")
+	if err != nil || !strings.Contains(out, "PodReplaced") {
+		t.Errorf("kubectl describe simulator shows no PodReplaced Event (%v):\n%s", err, out)
+	}
+}

@@ -27,8 +27,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,11 +46,13 @@ import (
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/metadata/metadatalister"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"sigs.k8s.io/simulator-apiserver/pkg/controller/worker"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
 	siminformers "sigs.k8s.io/simulator-apiserver/pkg/generated/informers/externalversions/sim/v1alpha1"
@@ -89,12 +91,15 @@ type Controller struct {
 	purgeEtcd       EtcdPurger
 	queue           worker.Queue
 	retryAfter      time.Duration
+	// recorder posts Events on the simulator: what the reconciler did and
+	// saw (kubectl describe simulator).
+	recorder record.EventRecorder
 }
 
 // New wires a Controller to its informers. sims reaches our own API (loopback);
 // host reaches the host cluster.
 func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminformers.SimulatorInformer,
-	host kubernetes.Interface, hostCache *hostcache.Cache, serverNamespace string, purgeEtcd EtcdPurger,
+	host kubernetes.Interface, hostCache *hostcache.Cache, serverNamespace string, purgeEtcd EtcdPurger, recorder record.EventRecorder,
 ) (*Controller, error) {
 	c := &Controller{
 		scheme:          scheme,
@@ -113,6 +118,7 @@ func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminf
 		purgeEtcd:       purgeEtcd,
 		retryAfter:      time.Second,
 		queue:           worker.NewQueue("simulator"),
+		recorder:        recorder,
 	}
 	if _, err := simInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueSimulator,
@@ -429,6 +435,9 @@ func (c *Controller) ensureNetworkPolicy(ctx context.Context, s *v1alpha1.Simula
 func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requeue bool, err error) {
 	logger := klog.FromContext(ctx)
 	haveCurrent := false
+	// Why a new Pod is made, for its Event: none yet, a spec change, or the
+	// last one failed or went.
+	var replaced, failedPod *corev1.Pod
 	for _, pod := range c.hostCache.SimulatorPods(s.Namespace, s.Name) {
 		// A Pod that only carries our labels, or our owner reference under
 		// another name, is not ours to keep or delete.
@@ -444,6 +453,11 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 		logger.V(2).Info("Deleting Pod", "pod", klog.KObj(pod), "stale", stale, "phase", pod.Status.Phase)
 		if err := c.deletePod(ctx, pod); err != nil {
 			return false, err
+		}
+		if failed {
+			failedPod = pod
+		} else {
+			replaced = pod
 		}
 	}
 	if haveCurrent {
@@ -464,7 +478,34 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 		return false, fmt.Errorf("creating Pod %s: %w", pod.Name, err)
 	}
 	logger.V(2).Info("Created Pod", "pod", klog.KObj(pod))
+	c.podEvent(s, pod.Name, replaced, failedPod)
 	return false, nil
+}
+
+// podEvent says why the Pod named name was made, and whether the inner
+// cluster starts over: a new Pod with the embedded etcd has none of what
+// users made inside.
+func (c *Controller) podEvent(s *v1alpha1.Simulator, name string, replaced, failed *corev1.Pod) {
+	if c.recorder == nil {
+		return
+	}
+	lost := "the inner cluster starts empty (its etcd was the Pod's)"
+	if s.Spec.EtcdURL != "" {
+		lost = "the inner cluster keeps its objects (external etcd)"
+	}
+	previous := backing.PodGeneration
+	switch {
+	case replaced != nil:
+		c.recorder.Eventf(s, corev1.EventTypeWarning, "PodReplaced",
+			"The spec changed (generation %d to %d): Pod %s replaces %s; %s", previous(replaced), s.Generation, name, replaced.Name, lost)
+	case failed != nil:
+		c.recorder.Eventf(s, corev1.EventTypeWarning, "PodRecreated",
+			"Pod %s %s (%s): Pod %s replaces it; %s", failed.Name, failed.Status.Phase, failed.Status.Reason, name, lost)
+	case s.Annotations[AnnotationObservedStatus] != "" && strings.Contains(s.Annotations[AnnotationObservedStatus], "/"+name+"/"):
+		c.recorder.Eventf(s, corev1.EventTypeWarning, "PodRecreated", "Pod %s was gone: made it again; %s", name, lost)
+	default:
+		c.recorder.Eventf(s, corev1.EventTypeNormal, "PodCreated", "Created Pod %s", name)
+	}
 }
 
 func (c *Controller) deletePod(ctx context.Context, pod *corev1.Pod) error {
@@ -492,11 +533,30 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) err
 	if s.Annotations[AnnotationObservedStatus] == digest && !conflict {
 		return nil
 	}
+	c.phaseEvent(s, st)
 	annotations := map[string]any{AnnotationObservedStatus: digest}
 	if conflict {
 		annotations[backing.AnnotationNotOwned] = nil
 	}
 	return c.patchAnnotations(ctx, s, annotations)
+}
+
+// phaseEvent posts an Event when the simulator becomes Available, or
+// Failed with its reason, as the reconciler first sees it.
+func (c *Controller) phaseEvent(s *v1alpha1.Simulator, st sim.SimulatorStatus) {
+	if c.recorder == nil {
+		return
+	}
+	before, _, _ := strings.Cut(s.Annotations[AnnotationObservedStatus], "/")
+	if before == string(st.Phase) {
+		return
+	}
+	switch st.Phase {
+	case sim.SimulatorAvailable:
+		c.recorder.Eventf(s, corev1.EventTypeNormal, "Available", "Pod %s serves the inner cluster", st.PodName)
+	case sim.SimulatorFailed:
+		c.recorder.Eventf(s, corev1.EventTypeWarning, "Failed", "%s: %s", st.Conditions[0].Reason, st.Message)
+	}
 }
 
 // finalize removes everything the simulator had in the host, then lets it go.

@@ -66,7 +66,7 @@ func TestTermsLeaveNoHandlers(t *testing.T) {
 	term := func() {
 		termCtx, cancel := context.WithCancel(ctx)
 		factory := siminformers.NewSharedInformerFactory(sims, 0)
-		c, err := New(k8sruntime.NewScheme(), sims, factory.Sim().V1alpha1().Simulators(), host, hostCache, "sim-system", nil)
+		c, err := New(k8sruntime.NewScheme(), sims, factory.Sim().V1alpha1().Simulators(), host, hostCache, "sim-system", nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
