@@ -78,9 +78,10 @@ func Register(a *genericoptions.AdmissionOptions, o *Options) {
 
 // Initializers is RecommendedOptions.ExtraAdmissionInitializers: it makes
 // the caches of the server's own objects, through its loopback, which a
-// post-start hook starts, and initializes the plugins with them. The hook
-// returns once they have synced, so /readyz fails until then, rather than
-// creates waiting for them.
+// post-start hook starts, and initializes the plugins with them. /readyz
+// does not wait for them: the whole API would be unavailable to the host
+// (namespace deletion stalls cluster-wide) for the sake of the creates and
+// scales of two resources, which wait for them instead (WaitForReady).
 func Initializers(c *genericapiserver.RecommendedConfig) ([]admission.PluginInitializer, error) {
 	client, err := simclientset.NewForConfig(c.LoopbackClientConfig)
 	if err != nil {
@@ -93,7 +94,6 @@ func Initializers(c *genericapiserver.RecommendedConfig) ([]admission.PluginInit
 	}
 	if err := c.AddPostStartHook("start-namespace-limits-informers", func(ctx genericapiserver.PostStartHookContext) error {
 		factory.Start(ctx.Done())
-		factory.WaitForCacheSync(ctx.Done())
 		return nil
 	}); err != nil {
 		return nil, err

@@ -18,10 +18,12 @@ package integration
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,6 +34,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 const countNodePools corev1.ResourceName = "count/nodepools.sim.x-k8s.io"
@@ -213,5 +216,37 @@ func TestQuotaServerDefaults(t *testing.T) {
 	other := simclientset.NewForConfigOrDie(mustUserConfig(t, "tenant")).SimV1alpha1().NodePools(ns)
 	if _, err := other.Create(t.Context(), quotaPool("d", 0), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 		t.Errorf("the default limits refuse a third nodepool: %v", err)
+	}
+}
+
+// TestQuotaServerRBAC: the server's account, as artifacts/deploy binds it,
+// reads every namespace's ResourceQuotas and may charge their status, which
+// its quota admission does, and may not change what a quota allows.
+func TestQuotaServerRBAC(t *testing.T) {
+	host := hostCluster(t)
+	if _, err := kubectl(t, host.KubeconfigPath, "apply", "-f", filepath.Join(repoRoot, "artifacts/deploy/rbac-server.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	const server = "system:serviceaccount:sim-system:sim-apiserver"
+	ns := createNamespace(t, "quota-rbac")
+	framework.WaitForAccess(t, host, ns, server, authorizationv1.ResourceAttributes{Verb: "update", Resource: "resourcequotas", Subresource: "status"})
+	canI := func(args ...string) string {
+		out, _ := kubectl(t, host.KubeconfigPath, append([]string{"auth", "can-i", "--as=" + server}, args...)...)
+		return strings.TrimSpace(out)
+	}
+	for _, check := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"list", "resourcequotas", "--all-namespaces"}, "yes"},
+		{[]string{"watch", "resourcequotas", "--all-namespaces"}, "yes"},
+		{[]string{"update", "resourcequotas", "--subresource=status", "-n", ns}, "yes"},
+		{[]string{"update", "resourcequotas", "-n", ns}, "no"},
+		{[]string{"create", "resourcequotas", "-n", ns}, "no"},
+		{[]string{"delete", "resourcequotas", "-n", ns}, "no"},
+	} {
+		if got := canI(check.args...); got != check.want {
+			t.Errorf("can the server %s? %q, want %s", strings.Join(check.args, " "), got, check.want)
+		}
 	}
 }
