@@ -56,7 +56,7 @@ func TestObjectSizeLimits(t *testing.T) {
 	t.Run("managedFields do not count", func(t *testing.T) {
 		np := validNodePool()
 		np.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "sim.x-k8s.io/v1alpha1",
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:` + strings.Repeat("k", 40<<10) + `":{}}}}`)}}}
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:` + strings.Repeat("k", 40<<10) + `":{}}}}`)}}
 		if got := errs(ValidateNodePool(np, DefaultOptions())); len(got) > 0 {
 			t.Errorf("%v", got)
 		}

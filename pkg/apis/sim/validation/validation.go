@@ -321,10 +321,8 @@ func validateNodeTemplate(t *sim.NodeTemplate, nodes []nodetemplate.Values, fldP
 		}
 	}
 	info := t.Status.NodeInfo
-	for _, s := range []string{info.MachineID, info.SystemUUID, info.BootID, info.KernelVersion, info.OSImage,
-		info.ContainerRuntimeVersion, info.KubeletVersion, info.KubeProxyVersion, info.OperatingSystem, info.Architecture} {
-		size += len(s) + mapEntryBytes
-	}
+	// The whole of nodeInfo, whatever fields it has.
+	size += info.Size()
 	if size > maxNodeTemplateBytes {
 		e := field.TooLong(fldPath, "", maxNodeTemplateBytes)
 		e.Detail += fmt.Sprintf(": its labels, annotations, taints, resources and node info may render up to %d bytes per Node", size)
