@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,7 +156,56 @@ images:
 	if !strings.Contains(out, "KubeSchedulerConfiguration") {
 		t.Errorf("the simulator's scheduler configuration through simulators/api: got %s", out)
 	}
-	mustKubectl(t, "delete", "-n", ns, "simulator/example", "--timeout=2m")
+	uninstall(t, ns)
+}
+
+// uninstall runs hack/uninstall.sh with simulators (one with a NodePool)
+// in two namespaces, and a user granted the shipped roles, and checks that
+// nothing of the server is left and that namespace deletion does not wait
+// on it.
+func uninstall(t *testing.T, ns string) {
+	t.Helper()
+	ctx := t.Context()
+	other := "deployed-2"
+	mustKubectl(t, "create", "namespace", other)
+	mustKubectl(t, "create", "rolebinding", "sim-apiserver", "-n", other, "--clusterrole=sim-apiserver:namespace", "--serviceaccount="+framework.SimNamespace+":sim-apiserver")
+	mustKubectl(t, "create", "rolebinding", "alice", "-n", other, "--clusterrole=sim-x-k8s-io:edit", "--user=alice")
+	mustKubectl(t, "apply", "-n", other, "-f", "artifacts/examples/simulator.yaml")
+	mustKubectl(t, "wait", "-n", other, "--for=jsonpath={.status.phase}=Available", "simulator/example", "--timeout=2m")
+	mustKubectl(t, "apply", "-n", ns, "-f", "artifacts/examples/nodepool.yaml")
+
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(repoRoot, "hack", "uninstall.sh"), "--timeout=3m")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.KubeconfigPath)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("hack/uninstall.sh (%s):\n%s", time.Since(start).Round(time.Second), out)
+	if err != nil {
+		t.Fatalf("hack/uninstall.sh: %v", err)
+	}
+
+	// Nothing of the server is left: its API, namespace, cluster objects,
+	// the bindings to its roles, and what it made in users' namespaces.
+	leftovers := map[string][]string{
+		"apiservices":      {"get", "apiservices", "-o", "name"},
+		"namespaces":       {"get", "namespaces", "-o", "name"},
+		"cluster roles":    {"get", "clusterroles,clusterrolebindings", "-o", "name"},
+		"policies":         {"get", "validatingadmissionpolicies,validatingadmissionpolicybindings", "-o", "name"},
+		"bindings":         {"get", "rolebindings", "-A", "-o", "jsonpath={range .items[*]}{.roleRef.name}{\"\\n\"}{end}"},
+		"labelled objects": {"get", "pods,services,secrets,serviceaccounts,roles,rolebindings,networkpolicies", "-A", "-l", "sim.x-k8s.io/simulator", "-o", "name"},
+	}
+	for what, args := range leftovers {
+		out := mustKubectl(t, args...)
+		for _, line := range strings.Fields(out) {
+			if strings.Contains(line, "sim-apiserver") || strings.Contains(line, "sim-x-k8s-io") || strings.Contains(line, "sim.x-k8s.io") ||
+				strings.HasSuffix(line, "/"+framework.SimNamespace) || what == "labelled objects" {
+				t.Errorf("left after uninstall (%s): %s", what, line)
+			}
+		}
+	}
+	// Namespaces that held simulators go as any other.
+	start = time.Now()
+	mustKubectl(t, "delete", "namespace", ns, other, "--timeout=2m")
+	t.Logf("deleting the two namespaces after uninstall took %s", time.Since(start).Round(time.Millisecond))
 }
 
 // servesOneVerifiedCertificate checks item 8 of the tenancy issue: the
