@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -189,13 +190,17 @@ func TestQuotaServerDefaults(t *testing.T) {
 		"exceeded the server's limit of 2 nodepools per namespace (--max-nodepools-per-namespace)",
 		"no ResourceQuota limits count/nodepools.sim.x-k8s.io", "the namespace has 2")
 
-	// The replicas: 4 + 4 of 10.
-	b, err := pools.Get(t.Context(), "b", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Spec.Replicas = ptr.To[int32](7)
-	_, err = pools.Update(t.Context(), b, metav1.UpdateOptions{})
+	// The replicas: 4 + 4 of 10. The pool's reconciler writes it too: a
+	// conflict is retried, so that the answer is admission's.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		b, err := pools.Get(t.Context(), "b", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		b.Spec.Replicas = ptr.To[int32](7)
+		_, err = pools.Update(t.Context(), b, metav1.UpdateOptions{})
+		return err
+	})
 	forbidden(t, "an update past the replicas cap", err, "exceeded the server's limit of 10 nodepool replicas per namespace",
 		"--max-nodepool-replicas-per-namespace", "requested 7, the namespace's other nodepools have 4")
 	scale := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: ns}, Spec: autoscalingv1.ScaleSpec{Replicas: 7}}
