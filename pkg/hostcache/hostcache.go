@@ -250,13 +250,7 @@ func (c *Cache) HasSynced() bool {
 // again on a namespace whose reads fail (its opt-in withdrawn).
 func (c *Cache) WaitForNamespace(ctx context.Context, namespace string) bool {
 	for {
-		c.mu.RLock()
-		n, added := c.namespaces[namespace], c.added
-		var started time.Time
-		if n != nil {
-			started = n.started
-		}
-		c.mu.RUnlock()
+		n, started, added := c.lookup(namespace)
 		if n != nil {
 			return n.wait(ctx, started, c.opts.SyncTimeout)
 		}
@@ -268,17 +262,23 @@ func (c *Cache) WaitForNamespace(ctx context.Context, namespace string) bool {
 	}
 }
 
+// lookup returns the namespace's informers (nil when it is not watched),
+// when they started (zero before Start), and the channel closed when a
+// namespace is next added.
+func (c *Cache) lookup(namespace string) (n *namespace, started time.Time, added chan struct{}) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if n = c.namespaces[namespace]; n != nil {
+		started = n.started
+	}
+	return n, started, c.added
+}
+
 // settle waits for a watched namespace's informers to sync, at most until
 // SyncTimeout after they started; it returns at once for a namespace that
 // is not watched or not started.
 func (c *Cache) settle(namespace string) {
-	c.mu.RLock()
-	n := c.namespaces[namespace]
-	var started time.Time
-	if n != nil {
-		started = n.started
-	}
-	c.mu.RUnlock()
+	n, started, _ := c.lookup(namespace)
 	if n == nil || started.IsZero() {
 		return
 	}

@@ -274,13 +274,13 @@ func (a *analysis) call(name string, argNodes []parse.Node, piped *value) (value
 		return value{boolBytes, kindBool}, nil
 	case "and", "or":
 		// The result is one of the arguments.
-		out := value{}
+		var out value
 		for i, v := range args {
-			if i == 0 || v.k != out.k {
+			switch {
+			case i == 0:
+				out.k = v.k
+			case v.k != out.k:
 				out.k = kindAny
-				if i == 0 {
-					out.k = v.k
-				}
 			}
 			out.n = max(out.n, v.n)
 		}

@@ -104,15 +104,6 @@ func (t *Template) Render(v Values) (string, error) {
 	return w.b.String(), nil
 }
 
-// Render parses and evaluates a template string for one Node.
-func Render(s string, v Values) (string, error) {
-	t, err := Parse(s)
-	if err != nil {
-		return "", err
-	}
-	return t.Render(v)
-}
-
 type limitedWriter struct {
 	b     strings.Builder
 	limit int

@@ -45,6 +45,15 @@ func TestAddCIDR(t *testing.T) {
 	}
 }
 
+// render parses and renders s, as the Node builder does.
+func render(s string, v Values) (string, error) {
+	t, err := Parse(s)
+	if err != nil {
+		return "", err
+	}
+	return t.Render(v)
+}
+
 func TestRender(t *testing.T) {
 	v := Values{Index: 12, Name: "pool-12", Pool: "pool"}
 	cases := map[string]string{
@@ -55,13 +64,13 @@ func TestRender(t *testing.T) {
 		"zone-{{ mod .Index 5 }}":            "zone-2",
 	}
 	for in, want := range cases {
-		got, err := Render(in, v)
+		got, err := render(in, v)
 		if err != nil || got != want {
 			t.Errorf("Render(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"{{ .Missing }}", "{{ mod .Index 0 }}", "{{ nope }}", "{{ .Name.Foo }}"} {
-		if _, err := Render(bad, v); err == nil {
+		if _, err := render(bad, v); err == nil {
 			t.Errorf("Render(%q) must fail", bad)
 		}
 	}
@@ -105,7 +114,7 @@ func TestParseBounded(t *testing.T) {
 		"width argument": `{{ printf "%*d" 1000000000 1 }}`,
 	}
 	for name, s := range wide {
-		if _, err := Render(s, Values{}); err == nil {
+		if _, err := render(s, Values{}); err == nil {
 			t.Errorf("%s: Render(%q) must fail", name, s)
 		}
 	}
@@ -117,7 +126,7 @@ func TestParseBounded(t *testing.T) {
 		`{{ printf "%%" }}`:                                      "%",
 	}
 	for s, want := range allowed {
-		if got, err := Render(s, Values{Name: "pool-0", Pool: "pool"}); err != nil || got != want {
+		if got, err := render(s, Values{Name: "pool-0", Pool: "pool"}); err != nil || got != want {
 			t.Errorf("Render(%q) = %q, %v; want %q", s, got, err, want)
 		}
 	}

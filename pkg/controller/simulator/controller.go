@@ -493,15 +493,14 @@ func (c *Controller) podEvent(s *v1alpha1.Simulator, name string, replaced, fail
 	if s.Spec.EtcdURL != "" {
 		lost = "the inner cluster keeps its objects (external etcd)"
 	}
-	previous := backing.PodGeneration
 	switch {
 	case replaced != nil:
 		c.recorder.Eventf(s, corev1.EventTypeWarning, "PodReplaced",
-			"The spec changed (generation %d to %d): Pod %s replaces %s; %s", previous(replaced), s.Generation, name, replaced.Name, lost)
+			"The spec changed (generation %d to %d): Pod %s replaces %s; %s", backing.PodGeneration(replaced), s.Generation, name, replaced.Name, lost)
 	case failed != nil:
 		c.recorder.Eventf(s, corev1.EventTypeWarning, "PodRecreated",
 			"Pod %s %s (%s): Pod %s replaces it; %s", failed.Name, failed.Status.Phase, failed.Status.Reason, name, lost)
-	case s.Annotations[AnnotationObservedStatus] != "" && strings.Contains(s.Annotations[AnnotationObservedStatus], "/"+name+"/"):
+	case observedStatus(s).podName == name:
 		c.recorder.Eventf(s, corev1.EventTypeWarning, "PodRecreated", "Pod %s was gone: made it again; %s", name, lost)
 	default:
 		c.recorder.Eventf(s, corev1.EventTypeNormal, "PodCreated", "Created Pod %s", name)
@@ -529,7 +528,7 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) err
 	delete(internal.Annotations, backing.AnnotationNotOwned)
 	st := backing.Status(internal, backing.PickPod(c.hostCache.SimulatorPods(s.Namespace, s.Name), s.Name, s.UID, s.Generation))
 	// The reason too: a Pending simulator turning Unschedulable is news.
-	digest := fmt.Sprintf("%s/%s/%s/%d", st.Phase, st.Conditions[0].Reason, st.PodName, st.ObservedGeneration)
+	digest := digestOf(st)
 	if s.Annotations[AnnotationObservedStatus] == digest && !conflict {
 		return nil
 	}
@@ -541,14 +540,31 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) err
 	return c.patchAnnotations(ctx, s, annotations)
 }
 
+// digestOf is the status as AnnotationObservedStatus records it:
+// phase/reason/pod/observedGeneration.
+func digestOf(st sim.SimulatorStatus) string {
+	return fmt.Sprintf("%s/%s/%s/%d", st.Phase, st.Conditions[0].Reason, st.PodName, st.ObservedGeneration)
+}
+
+// observed is what the reconciler last saw of a status (digestOf).
+type observed struct{ phase, podName string }
+
+// observedStatus reads s's AnnotationObservedStatus; empty if it has none.
+func observedStatus(s *v1alpha1.Simulator) observed {
+	parts := strings.Split(s.Annotations[AnnotationObservedStatus], "/")
+	if len(parts) != 4 {
+		return observed{}
+	}
+	return observed{phase: parts[0], podName: parts[2]}
+}
+
 // phaseEvent posts an Event when the simulator becomes Available, or
 // Failed with its reason, as the reconciler first sees it.
 func (c *Controller) phaseEvent(s *v1alpha1.Simulator, st sim.SimulatorStatus) {
 	if c.recorder == nil {
 		return
 	}
-	before, _, _ := strings.Cut(s.Annotations[AnnotationObservedStatus], "/")
-	if before == string(st.Phase) {
+	if observedStatus(s).phase == string(st.Phase) {
 		return
 	}
 	switch st.Phase {

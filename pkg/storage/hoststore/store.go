@@ -539,17 +539,26 @@ func (s *store) acquireList(ctx context.Context, sc scope) (func(), error) {
 	}
 	weight := int64(1)
 	if s.cache != nil && s.synced() {
-		for _, obj := range s.cache.List() {
-			if cm, ok := obj.(*corev1.ConfigMap); ok && isRecord(cm, s.resource) && (sc.namespace == "" || cm.Labels[LabelNamespace] == sc.namespace) {
-				weight += int64(len(cm.Data[dataKey]))
-			}
-		}
+		_, bytes := s.cachedRecords(sc.namespace)
+		weight += bytes
 	}
 	weight = min(weight, listBytes)
 	if err := s.lists.Acquire(ctx, weight); err != nil {
 		return nil, apierrors.NewTooManyRequests(fmt.Sprintf("too many large lists of %s at once; try again later", s.resource), 1)
 	}
 	return func() { s.lists.Release(weight) }, nil
+}
+
+// cachedRecords counts the resource's records in the cache, of one
+// namespace's objects or ("") of all, and the bytes of their objects.
+func (s *store) cachedRecords(namespace string) (count, bytes int64) {
+	for _, obj := range s.cache.List() {
+		if cm, ok := obj.(*corev1.ConfigMap); ok && isRecord(cm, s.resource) && (namespace == "" || cm.Labels[LabelNamespace] == namespace) {
+			count++
+			bytes += int64(len(cm.Data[dataKey]))
+		}
+	}
+	return count, bytes
 }
 
 // keyedRecord is a record with the storage key of its object.
@@ -742,13 +751,7 @@ func (s *store) Stats(context.Context) (storage.Stats, error) {
 	if s.cache == nil || !s.synced() {
 		return storage.Stats{}, fmt.Errorf("the cache of records has not synced")
 	}
-	var count, size int64
-	for _, obj := range s.cache.List() {
-		if cm, ok := obj.(*corev1.ConfigMap); ok && isRecord(cm, s.resource) {
-			count++
-			size += int64(len(cm.Data[dataKey]))
-		}
-	}
+	count, size := s.cachedRecords("")
 	stats := storage.Stats{ObjectCount: count}
 	if count > 0 {
 		stats.EstimatedAverageObjectSizeBytes = size / count

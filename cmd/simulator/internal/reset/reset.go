@@ -150,18 +150,6 @@ type Resetter struct {
 	Client    kubernetes.Interface
 	// Workers bounds parallel requests; zero means 8.
 	Workers int
-
-	mu   sync.Mutex
-	kept map[string]int
-}
-
-func (r *Resetter) countKept(gr schema.GroupResource, n int) {
-	if n == 0 {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.kept[gr.String()] += n
 }
 
 // Result counts deleted objects by resource ("deployments.apps"), and
@@ -204,17 +192,17 @@ func (r *Resetter) Reset(ctx context.Context) (Result, error) {
 		}
 	}
 
-	r.mu.Lock()
-	r.kept = map[string]int{}
-	r.mu.Unlock()
-	res := Result{Deleted: map[string]int{}}
+	res := Result{Deleted: map[string]int{}, Kept: map[string]int{}}
 	var mu sync.Mutex
 	var errs []error
-	record := func(gr schema.GroupResource, n int, err error) {
+	record := func(gr schema.GroupResource, c counts, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if n > 0 {
-			res.Deleted[gr.String()] += n
+		if c.deleted > 0 {
+			res.Deleted[gr.String()] += c.deleted
+		}
+		if c.kept > 0 {
+			res.Kept[gr.String()] += c.kept
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -228,30 +216,27 @@ func (r *Resetter) Reset(ctx context.Context) (Result, error) {
 	var terminating []string
 	for _, ns := range userNamespaces {
 		if err := r.deleteNamespace(ctx, ns); err != nil {
-			record(schema.GroupResource{Resource: "namespaces"}, 0, err)
+			record(schema.GroupResource{Resource: "namespaces"}, counts{}, err)
 			continue
 		}
 		terminating = append(terminating, ns)
 	}
 	r.parallel(resources, func(rs resource) bool { return rs.namespaced }, func(rs resource) {
-		n, err := r.deleteNamespaced(ctx, rs)
-		record(rs.gvr.GroupResource(), n, err)
+		c, err := r.deleteNamespaced(ctx, rs)
+		record(rs.gvr.GroupResource(), c, err)
 	})
 	for _, ns := range terminating {
 		err := r.finalizeNamespace(ctx, ns)
-		n := 0
+		c := counts{}
 		if err == nil {
-			n = 1
+			c.deleted = 1
 		}
-		record(schema.GroupResource{Resource: "namespaces"}, n, err)
+		record(schema.GroupResource{Resource: "namespaces"}, c, err)
 	}
 	r.parallel(resources, func(rs resource) bool { return !rs.namespaced && rs.user }, func(rs resource) {
-		n, err := r.deleteClusterScoped(ctx, rs)
-		record(rs.gvr.GroupResource(), n, err)
+		c, err := r.deleteClusterScoped(ctx, rs)
+		record(rs.gvr.GroupResource(), c, err)
 	})
-	r.mu.Lock()
-	res.Kept = r.kept
-	r.mu.Unlock()
 	logger.Info("Reset the cluster", "deleted", res.Deleted, "kept", res.Kept, "errors", len(errs))
 	return res, errors.Join(errs...)
 }
@@ -318,6 +303,9 @@ func (r *Resetter) parallel(resources []resource, filter func(resource) bool, do
 	wg.Wait()
 }
 
+// counts are what reset did with the objects of one kind.
+type counts struct{ deleted, kept int }
+
 // deleteOptions delete at once: there is no kubelet to wait for.
 func deleteOptions() metav1.DeleteOptions {
 	return metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0), PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
@@ -327,15 +315,16 @@ func deleteOptions() metav1.DeleteOptions {
 // in user namespaces, and, for user kinds, those keep does not protect in
 // system namespaces. A namespace whose objects all go is emptied with one
 // deletecollection.
-func (r *Resetter) deleteNamespaced(ctx context.Context, rs resource) (int, error) {
+func (r *Resetter) deleteNamespaced(ctx context.Context, rs resource) (counts, error) {
 	list, err := r.Metadata.Resource(rs.gvr).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 0, fmt.Errorf("listing %s: %w", rs.gvr.GroupResource(), err)
+		return counts{}, fmt.Errorf("listing %s: %w", rs.gvr.GroupResource(), err)
 	}
 	type nsObjects struct {
 		remove []metav1.PartialObjectMetadata
 		kept   int
 	}
+	var c counts
 	byNamespace := map[string]*nsObjects{}
 	for _, item := range list.Items {
 		ns := byNamespace[item.Namespace]
@@ -346,12 +335,11 @@ func (r *Resetter) deleteNamespaced(ctx context.Context, rs resource) (int, erro
 		system := SystemNamespaces[item.Namespace]
 		if system && (!rs.user || keep(rs.gvr.GroupResource(), &item)) {
 			ns.kept++
-			r.countKept(rs.gvr.GroupResource(), 1)
+			c.kept++
 			continue
 		}
 		ns.remove = append(ns.remove, item)
 	}
-	deleted := 0
 	var errs []error
 	for namespace, objs := range byNamespace {
 		if len(objs.remove) == 0 {
@@ -366,23 +354,23 @@ func (r *Resetter) deleteNamespaced(ctx context.Context, rs resource) (int, erro
 				errs = append(errs, fmt.Errorf("deleting %s in %s: %w", rs.gvr.GroupResource(), namespace, err))
 				continue
 			}
-			deleted += len(objs.remove)
+			c.deleted += len(objs.remove)
 			continue
 		}
 		n, err := deleteEach(ctx, client, objs.remove)
-		deleted += n
+		c.deleted += n
 		if err != nil {
 			errs = append(errs, fmt.Errorf("deleting %s in %s: %w", rs.gvr.GroupResource(), namespace, err))
 		}
 	}
-	return deleted, errors.Join(errs...)
+	return c, errors.Join(errs...)
 }
 
-func (r *Resetter) deleteClusterScoped(ctx context.Context, rs resource) (int, error) {
+func (r *Resetter) deleteClusterScoped(ctx context.Context, rs resource) (counts, error) {
 	client := r.Metadata.Resource(rs.gvr)
 	list, err := client.List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 0, fmt.Errorf("listing %s: %w", rs.gvr.GroupResource(), err)
+		return counts{}, fmt.Errorf("listing %s: %w", rs.gvr.GroupResource(), err)
 	}
 	var remove []metav1.PartialObjectMetadata
 	for _, item := range list.Items {
@@ -390,9 +378,9 @@ func (r *Resetter) deleteClusterScoped(ctx context.Context, rs resource) (int, e
 			remove = append(remove, item)
 		}
 	}
-	r.countKept(rs.gvr.GroupResource(), len(list.Items)-len(remove))
+	c := counts{kept: len(list.Items) - len(remove)}
 	if len(remove) == 0 {
-		return 0, nil
+		return c, nil
 	}
 	var errs []error
 	if err := r.removeFinalizers(ctx, client, remove); err != nil {
@@ -400,15 +388,16 @@ func (r *Resetter) deleteClusterScoped(ctx context.Context, rs resource) (int, e
 	}
 	if len(remove) == len(list.Items) && rs.collection {
 		if err := client.DeleteCollection(ctx, deleteOptions(), metav1.ListOptions{}); err != nil {
-			return 0, fmt.Errorf("deleting %s: %w", rs.gvr.GroupResource(), errors.Join(append(errs, err)...))
+			return c, fmt.Errorf("deleting %s: %w", rs.gvr.GroupResource(), errors.Join(append(errs, err)...))
 		}
-		return len(remove), errors.Join(errs...)
+		c.deleted = len(remove)
+		return c, errors.Join(errs...)
 	}
-	n, err := deleteEach(ctx, client, remove)
+	c.deleted, err = deleteEach(ctx, client, remove)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("deleting %s: %w", rs.gvr.GroupResource(), err))
 	}
-	return n, errors.Join(errs...)
+	return c, errors.Join(errs...)
 }
 
 // removeFinalizers drops the finalizers of the objects that have some:

@@ -282,19 +282,21 @@ func validateNodeTemplate(t *sim.NodeTemplate, nodes []nodetemplate.Values, fldP
 	metaPath := fldPath.Child("metadata")
 	// Keys are literal and recorded once more on the Node (the template's
 	// key lists), so they count twice.
-	for k, v := range t.Metadata.Labels {
-		path := metaPath.Child("labels").Key(k)
-		allErrs = append(allErrs, invalid(path, k, utilvalidation.IsQualifiedName(k))...)
-		n, errs := validateTemplateString(v, nodes, path, utilvalidation.IsValidLabelValue)
-		allErrs = append(allErrs, errs...)
-		size += 2*len(k) + n + mapEntryBytes
-	}
-	for k, v := range t.Metadata.Annotations {
-		path := metaPath.Child("annotations").Key(k)
-		allErrs = append(allErrs, invalid(path, k, utilvalidation.IsQualifiedName(k))...)
-		n, errs := validateTemplateString(v, nodes, path, nil)
-		allErrs = append(allErrs, errs...)
-		size += 2*len(k) + n + mapEntryBytes
+	for _, m := range []struct {
+		field  string
+		values map[string]string
+		check  func(string) []string
+	}{
+		{"labels", t.Metadata.Labels, utilvalidation.IsValidLabelValue},
+		{"annotations", t.Metadata.Annotations, nil},
+	} {
+		for k, v := range m.values {
+			path := metaPath.Child(m.field).Key(k)
+			allErrs = append(allErrs, invalid(path, k, utilvalidation.IsQualifiedName(k))...)
+			n, errs := validateTemplateString(v, nodes, path, m.check)
+			allErrs = append(allErrs, errs...)
+			size += 2*len(k) + n + mapEntryBytes
+		}
 	}
 	specPath := fldPath.Child("spec")
 	n, errs := validateTemplateString(t.Spec.PodCIDR, nodes, specPath.Child("podCIDR"), isCIDR)
