@@ -33,6 +33,8 @@ type Environment struct {
 	SchedulerConfigPath string
 	CORSAllowedOrigins  []string
 	EtcdTLSDir          string
+	// Source is what to mirror (spec.source); nil means nothing.
+	Source *Source
 
 	// Outside a Pod (the simulator as host processes), where the fixed
 	// ports, addresses and paths of a Pod do not hold.
@@ -74,6 +76,9 @@ func (e Environment) Vars() []Var {
 	str(EnvSchedulerConfigPath, e.SchedulerConfigPath)
 	str(EnvCORSAllowedOriginList, strings.Join(e.CORSAllowedOrigins, ","))
 	str(EnvEtcdTLSDir, e.EtcdTLSDir)
+	if e.Source != nil {
+		str(EnvSource, e.Source.String())
+	}
 	str(EnvBinDir, e.BinDir)
 	str(EnvDataDir, e.DataDir)
 	port(EnvSchedulerPort, e.SchedulerPort)
@@ -97,4 +102,4 @@ func (e Environment) Strings() []string {
 // ServerOwnedEnv are the variables whose values the server alone decides in
 // a Pod: a podTemplate may not set them, since they point the simulator at
 // its data and credentials.
-var ServerOwnedEnv = []string{EnvEtcdURL, EnvEtcdPrefix, EnvEtcdTLSDir, EnvCredentialsDir}
+var ServerOwnedEnv = []string{EnvEtcdURL, EnvEtcdPrefix, EnvEtcdTLSDir, EnvCredentialsDir, EnvSource}
