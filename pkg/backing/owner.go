@@ -84,4 +84,4 @@ func OwnedByName(obj metav1.Object, name string) bool {
 // the simulator's host object names is taken by an object the simulator does
 // not control. The reconciler then makes nothing (the Pod would mount a
 // stranger's Secret) and the simulator is Failed, saying which object.
-const AnnotationNotOwned = "sim.x-k8s.io/not-owned"
+const AnnotationNotOwned = sim.AnnotationNotOwned

@@ -121,6 +121,12 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name, DefaultMode: ptr.To[int32](0o440)}},
 		})
 	}
+	if src := s.Spec.Source; src != nil {
+		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{
+			Name:         contract.SourceVolume,
+			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: src.SecretName, DefaultMode: ptr.To[int32](0o440)}},
+		})
+	}
 	if t := s.Spec.PodTemplate; t != nil {
 		merged, err := mergeSpec(pod.Spec, t.Spec)
 		if err != nil {
@@ -137,6 +143,21 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 	pod.Annotations = mergeMaps(map[string]string{AnnotationDefaultContainer: contract.SimulatorContainer}, pod.Annotations)
 	pod.Labels[sim.LabelGeneration] = strconv.FormatInt(s.Generation, 10)
 	return pod, nil
+}
+
+// Source is what the simulator is told of spec.source: the Secret is
+// mounted at contract.SourceDir.
+func Source(src *v1alpha1.SimulatorSource) *contract.Source {
+	out := &contract.Source{
+		Mode: string(src.Mode), Dir: contract.SourceDir, Namespaces: src.Namespaces, QPS: src.QPS, Workloads: src.Workloads,
+	}
+	if src.LabelSelector != nil {
+		// Validated: the selector converts.
+		if sel, err := metav1.LabelSelectorAsSelector(src.LabelSelector); err == nil {
+			out.LabelSelector = sel.String()
+		}
+	}
+	return out
 }
 
 // Container returns the container of spec named name, nil if it has none.
@@ -170,6 +191,10 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 	if s.Spec.EtcdTLSSecretName != "" {
 		environment.EtcdTLSDir = contract.EtcdTLSDir
 		mounts = append(mounts, corev1.VolumeMount{Name: contract.EtcdTLSVolume, MountPath: contract.EtcdTLSDir, ReadOnly: true})
+	}
+	if src := s.Spec.Source; src != nil {
+		environment.Source = Source(src)
+		mounts = append(mounts, corev1.VolumeMount{Name: contract.SourceVolume, MountPath: contract.SourceDir, ReadOnly: true})
 	}
 	var env []corev1.EnvVar
 	for _, v := range environment.Vars() {

@@ -17,6 +17,7 @@ limitations under the License.
 package backing
 
 import (
+	"slices"
 	"sort"
 	"testing"
 
@@ -224,6 +225,43 @@ func TestPodMountsEtcdTLSSecret(t *testing.T) {
 		if !found {
 			t.Errorf("no read-only mount of %s at %s: %+v", contract.EtcdTLSVolume, contract.EtcdTLSDir, c.VolumeMounts)
 		}
+	}
+}
+
+// TestPodMountsSource: spec.source's Secret becomes a read-only volume of
+// the simulator container, and the rest of spec.source its environment.
+func TestPodMountsSource(t *testing.T) {
+	s := simulator()
+	s.Spec.Source = &v1alpha1.SimulatorSource{
+		SecretName: "prod", Mode: v1alpha1.SourceModeSync, Namespaces: []string{"web"}, QPS: 20,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "front"}},
+	}
+	pod, err := Pod(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var volume *corev1.Volume
+	for i := range pod.Spec.Volumes {
+		if pod.Spec.Volumes[i].Name == contract.SourceVolume {
+			volume = &pod.Spec.Volumes[i]
+		}
+	}
+	if volume == nil || volume.Secret == nil || volume.Secret.SecretName != "prod" {
+		t.Fatalf("no Secret volume of prod: %+v", pod.Spec.Volumes)
+	}
+	c := Container(&pod.Spec, contract.SimulatorContainer)
+	got, err := contract.ParseSource(envOf(*c)[contract.EnvSource])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &contract.Source{Mode: contract.SourceModeSync, Dir: contract.SourceDir, Namespaces: []string{"web"}, LabelSelector: "tier=front", QPS: 20}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", contract.EnvSource, diff)
+	}
+	if !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+		return m.Name == contract.SourceVolume && m.MountPath == contract.SourceDir && m.ReadOnly
+	}) {
+		t.Errorf("no read-only mount of %s at %s: %+v", contract.SourceVolume, contract.SourceDir, c.VolumeMounts)
 	}
 }
 

@@ -92,6 +92,7 @@ func Status(s *sim.Simulator, pod *corev1.Pod) sim.SimulatorStatus {
 		Reason:             reason,
 		Message:            st.Message,
 	}}
+	st.Source = sourceStatus(s)
 	return st
 }
 

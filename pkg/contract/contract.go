@@ -94,6 +94,14 @@ const (
 	TmpDir    = "/tmp"
 )
 
+// ServerOwnedVolumes are the Pod's volumes a podTemplate may not replace,
+// and ServerOwnedDirs the simulator container's directories it may not
+// mount over: they hold what the server mounts from Secrets.
+var (
+	ServerOwnedVolumes = []string{CredentialsVolume, EtcdDataVolume, EtcdTLSVolume, TmpVolume, SourceVolume}
+	ServerOwnedDirs    = []string{CredentialsDir, EtcdTLSDir, SourceDir}
+)
+
 // Files of the credentials directory: the keys of the simulator's Secret.
 const (
 	FileCACert            = "ca.crt"

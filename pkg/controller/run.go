@@ -39,6 +39,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/controller/nodepool"
 	"sigs.k8s.io/simulator-apiserver/pkg/controller/simulator"
+	"sigs.k8s.io/simulator-apiserver/pkg/controller/source"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
 	siminformers "sigs.k8s.io/simulator-apiserver/pkg/generated/informers/externalversions"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
@@ -133,11 +134,16 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	sourceCtrl, err := source.New(sims, factory.Sim().V1alpha1().Simulators(), access)
+	if err != nil {
+		return err
+	}
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
-	// A term ends with both reconcilers stopped, so that the next one starts alone.
+	// A term ends with every reconciler stopped, so that the next one starts alone.
 	var wg sync.WaitGroup
 	wg.Go(func() { poolCtrl.Run(ctx, 4) })
+	wg.Go(func() { sourceCtrl.Run(ctx, 2) })
 	simCtrl.Run(ctx, 2)
 	wg.Wait()
 	return nil

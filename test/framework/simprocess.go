@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -237,6 +238,21 @@ func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name str
 			return nil, nil, fmt.Errorf("the etcd client certificate of simulator %s/%s: %w", namespace, name, err)
 		}
 	}
+	// The Pod's source volume: the Secret of spec.source.secretName.
+	var source *contract.Source
+	if src := s.Spec.Source; src != nil {
+		sourceDir := filepath.Join(dir, "source")
+		sourceSecret, err := c.Client.CoreV1().Secrets(namespace).Get(ctx, src.SecretName, metav1.GetOptions{})
+		if err == nil {
+			err = writeSecretVolume(sourceDir, sourceSecret.Data)
+		}
+		if err != nil {
+			p.Stop()
+			return nil, nil, fmt.Errorf("the source Secret of simulator %s/%s: %w", namespace, name, err)
+		}
+		source = backing.Source(src)
+		source.Dir = sourceDir
+	}
 	// The spec's ports were free when the test chose them, and are no
 	// longer held: the scheduler's and kwok's must not be them.
 	ports, err := freePorts(2, int(s.Spec.SimulatorServerPort), int(s.Spec.KubeAPIServerPort))
@@ -265,8 +281,18 @@ func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name str
 		BindAddress:            "127.0.0.1",
 		AdvertiseAddress:       "127.0.0.1",
 		TerminationMessagePath: terminationLog,
+		Source:                 source,
 	}
-	proc, err := startProcessWithVars(ctx, "simulator-"+namespace+"-"+name, logDir, env.Strings(), binaries["simulator"])
+	vars := env.Strings()
+	// The kubelet names the host's kubernetes Service to every container,
+	// whatever enableServiceLinks says: here, the host apiserver itself.
+	host, err := url.Parse(c.Host)
+	if err != nil {
+		p.Stop()
+		return nil, nil, err
+	}
+	vars = append(vars, "KUBERNETES_SERVICE_HOST="+host.Hostname(), "KUBERNETES_SERVICE_PORT="+host.Port())
+	proc, err := startProcessWithVars(ctx, "simulator-"+namespace+"-"+name, logDir, vars, binaries["simulator"])
 	if proc != nil {
 		p.processes = append(p.processes, proc)
 	}

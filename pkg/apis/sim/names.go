@@ -39,6 +39,25 @@ const (
 // reconciler has removed its Nodes from the simulator.
 const FinalizerCleanup = "sim.x-k8s.io/cleanup"
 
+// Annotations only the server writes on a simulator: the reconcilers
+// record there what the status is computed from. A user's write of them is
+// dropped (the strategy keeps the old values), so that nobody who may
+// update a simulator can dress up its status for its other readers.
+const (
+	// AnnotationNotOwned says which host object of the simulator's names
+	// another owner holds.
+	AnnotationNotOwned = "sim.x-k8s.io/not-owned"
+	// AnnotationObservedStatus is the digest of the status the reconciler
+	// last saw, so that a change of it reaches watchers.
+	AnnotationObservedStatus = "sim.x-k8s.io/observed-status"
+	// AnnotationSourceStatus is the simulator's last report of its source
+	// (contract.SourceStatus, JSON), which status.source shows.
+	AnnotationSourceStatus = "sim.x-k8s.io/source-status"
+)
+
+// ServerAnnotations are the annotations only the server writes.
+var ServerAnnotations = []string{AnnotationNotOwned, AnnotationObservedStatus, AnnotationSourceStatus}
+
 // ReservedPorts returns the Pod ports a spec may not use, and what uses them.
 // The etcd ports are taken only when the Pod runs its own etcd.
 func ReservedPorts(inPodEtcd bool) map[int32]string {

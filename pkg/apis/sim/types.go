@@ -56,6 +56,63 @@ type SimulatorSpec struct {
 	// PodTemplate is merged into the generated Pod; its "simulator" and "etcd" containers
 	// take precedence over the generated ones.
 	PodTemplate *corev1.PodTemplateSpec
+	// Source is a cluster the simulator mirrors; nil means none.
+	Source *SimulatorSource
+}
+
+// SourceMode says whether a source is read once or followed.
+type SourceMode string
+
+// Modes of a source.
+const (
+	SourceModeOnce SourceMode = "Once"
+	SourceModeSync SourceMode = "Sync"
+)
+
+// SimulatorSource is a cluster the simulator mirrors.
+type SimulatorSource struct {
+	// SecretName is a Secret of the simulator's namespace with the source's
+	// credentials: a kubeconfig (key "kubeconfig"), or a
+	// kubernetes.io/service-account-token Secret of the host cluster.
+	SecretName string
+	// Mode is Once or Sync.
+	Mode SourceMode
+	// Namespaces limits the namespaced objects to these; empty means all.
+	Namespaces []string
+	// LabelSelector selects the namespaced objects; nil means all.
+	LabelSelector *metav1.LabelSelector
+	// QPS is the read rate on the source.
+	QPS int32
+	// Workloads also mirrors the workload controllers.
+	Workloads bool
+}
+
+// SourcePhase is where the mirror of a source stands.
+type SourcePhase string
+
+// Phases of a source.
+const (
+	SourceImporting SourcePhase = "Importing"
+	SourceSynced    SourcePhase = "Synced"
+	SourceSyncing   SourcePhase = "Syncing"
+	SourceFailed    SourcePhase = "Failed"
+)
+
+// SimulatorSourceStatus is the mirror's state, as the simulator reports it.
+type SimulatorSourceStatus struct {
+	Phase           SourcePhase
+	Objects         map[string]int64
+	LastSyncTime    *metav1.Time
+	LagMilliseconds int64
+	Message         string
+	Shadow          ShadowSchedulingStatus
+}
+
+// ShadowSchedulingStatus compares the source's bindings with the simulator's decisions.
+type ShadowSchedulingStatus struct {
+	Same          int64
+	Other         int64
+	Unschedulable int64
 }
 
 // SimulatorPhase is a simple, high-level summary of where a simulator is in its lifecycle.
@@ -84,6 +141,7 @@ type SimulatorStatus struct {
 	PodName            string
 	ObservedGeneration int64
 	Conditions         []metav1.Condition
+	Source             *SimulatorSourceStatus
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

@@ -63,7 +63,7 @@ import (
 // AnnotationObservedStatus is the digest of the status the reconciler last
 // saw. Writing it when the status changes is what makes watchers of the
 // record (kubectl get -w, kubectl wait) see the change.
-const AnnotationObservedStatus = "sim.x-k8s.io/observed-status"
+const AnnotationObservedStatus = sim.AnnotationObservedStatus
 
 // namespaceSyncTimeout bounds a sync's wait for the host cache of its
 // namespace; the simulator is then retried with backoff.

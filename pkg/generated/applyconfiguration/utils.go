@@ -46,8 +46,14 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &simv1alpha1.NodeTemplateSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("NodeTemplateStatus"):
 		return &simv1alpha1.NodeTemplateStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ShadowSchedulingStatus"):
+		return &simv1alpha1.ShadowSchedulingStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Simulator"):
 		return &simv1alpha1.SimulatorApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("SimulatorSource"):
+		return &simv1alpha1.SimulatorSourceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("SimulatorSourceStatus"):
+		return &simv1alpha1.SimulatorSourceStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("SimulatorSpec"):
 		return &simv1alpha1.SimulatorSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("SimulatorStatus"):

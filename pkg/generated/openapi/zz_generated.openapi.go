@@ -367,10 +367,13 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.NodeTemplateMetadata{}.OpenAPIModelName():             schema_pkg_apis_sim_v1alpha1_NodeTemplateMetadata(ref),
 		v1alpha1.NodeTemplateSpec{}.OpenAPIModelName():                 schema_pkg_apis_sim_v1alpha1_NodeTemplateSpec(ref),
 		v1alpha1.NodeTemplateStatus{}.OpenAPIModelName():               schema_pkg_apis_sim_v1alpha1_NodeTemplateStatus(ref),
+		v1alpha1.ShadowSchedulingStatus{}.OpenAPIModelName():           schema_pkg_apis_sim_v1alpha1_ShadowSchedulingStatus(ref),
 		v1alpha1.Simulator{}.OpenAPIModelName():                        schema_pkg_apis_sim_v1alpha1_Simulator(ref),
 		v1alpha1.SimulatorKubeconfigOptions{}.OpenAPIModelName():       schema_pkg_apis_sim_v1alpha1_SimulatorKubeconfigOptions(ref),
 		v1alpha1.SimulatorList{}.OpenAPIModelName():                    schema_pkg_apis_sim_v1alpha1_SimulatorList(ref),
 		v1alpha1.SimulatorProxyOptions{}.OpenAPIModelName():            schema_pkg_apis_sim_v1alpha1_SimulatorProxyOptions(ref),
+		v1alpha1.SimulatorSource{}.OpenAPIModelName():                  schema_pkg_apis_sim_v1alpha1_SimulatorSource(ref),
+		v1alpha1.SimulatorSourceStatus{}.OpenAPIModelName():            schema_pkg_apis_sim_v1alpha1_SimulatorSourceStatus(ref),
 		v1alpha1.SimulatorSpec{}.OpenAPIModelName():                    schema_pkg_apis_sim_v1alpha1_SimulatorSpec(ref),
 		v1alpha1.SimulatorStatus{}.OpenAPIModelName():                  schema_pkg_apis_sim_v1alpha1_SimulatorStatus(ref),
 	}
@@ -18699,6 +18702,40 @@ func schema_pkg_apis_sim_v1alpha1_NodeTemplateStatus(ref common.ReferenceCallbac
 	}
 }
 
+func schema_pkg_apis_sim_v1alpha1_ShadowSchedulingStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ShadowSchedulingStatus compares the source's bindings with the simulator's own decisions.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"same": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Same counts the Pods bound to the Node the simulator chose.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"other": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Other counts the Pods bound to another Node.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"unschedulable": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Unschedulable counts the Pods for which the simulator found no Node.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_sim_v1alpha1_Simulator(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -18871,6 +18908,142 @@ func schema_pkg_apis_sim_v1alpha1_SimulatorProxyOptions(ref common.ReferenceCall
 	}
 }
 
+func schema_pkg_apis_sim_v1alpha1_SimulatorSource(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SimulatorSource is a cluster the simulator mirrors.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"secretName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SecretName names a Secret in the simulator's namespace with the source's credentials: a kubeconfig (key \"kubeconfig\"), or a kubernetes.io/service-account-token Secret of the host cluster itself. The caller must be allowed to get that Secret.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"mode": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Mode is Once or Sync. Defaults to Once.\n\nPossible enum values:\n - `\"Once\"` imports the source once.\n - `\"Sync\"` imports the source, then follows its changes; Pods the source's scheduler binds are bound to the same Node inside, with the simulator's own choice kept beside (shadow scheduling).",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Once", "Sync"},
+						},
+					},
+					"namespaces": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Namespaces limits the namespaced objects mirrored to these namespaces. Empty means all.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"labelSelector": {
+						SchemaProps: spec.SchemaProps{
+							Description: "LabelSelector selects the namespaced objects mirrored (Pods, claims, PodDisruptionBudgets, ...). Cluster-scoped objects are all mirrored.",
+							Ref:         ref(metav1.LabelSelector{}.OpenAPIModelName()),
+						},
+					},
+					"qps": {
+						SchemaProps: spec.SchemaProps{
+							Description: "QPS is the rate of requests to the source. Defaults to 50.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"workloads": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Workloads also mirrors the workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs), which then own the mirrored Pods rather than making others.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"secretName"},
+			},
+		},
+		Dependencies: []string{
+			metav1.LabelSelector{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_SimulatorSourceStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SimulatorSourceStatus is how the mirror of the source stands, as the simulator last reported it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"phase": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Phase is Importing, Synced, Syncing or Failed.\n\nPossible enum values:\n - `\"Failed\"` means the source cannot be read (see message).\n - `\"Importing\"` means the first copy is being made.\n - `\"Synced\"` means a Once source was copied whole.\n - `\"Syncing\"` means a Sync source was copied and its changes are followed.",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Failed", "Importing", "Synced", "Syncing"},
+						},
+					},
+					"objects": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Objects counts the objects mirrored, by resource.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"integer"},
+										Format: "int64",
+									},
+								},
+							},
+						},
+					},
+					"lastSyncTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "LastSyncTime is when the mirror last held everything the source had sent.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"lagMilliseconds": {
+						SchemaProps: spec.SchemaProps{
+							Description: "LagMilliseconds is how long the last change took from the source to the simulator.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message is the last error, in the source's words.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"shadow": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Shadow compares, for the Pods the source's scheduler bound after the simulator's had decided, the two decisions.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ShadowSchedulingStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName(), v1alpha1.ShadowSchedulingStatus{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_sim_v1alpha1_SimulatorSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -18945,11 +19118,17 @@ func schema_pkg_apis_sim_v1alpha1_SimulatorSpec(ref common.ReferenceCallback) co
 							Ref:         ref(corev1.PodTemplateSpec{}.OpenAPIModelName()),
 						},
 					},
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Source is a cluster the simulator mirrors: its Pod reads the source with the credentials of source.secretName, never with the server's, and status.source says how the mirror stands.",
+							Ref:         ref(v1alpha1.SimulatorSource{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			corev1.PodTemplateSpec{}.OpenAPIModelName()},
+			corev1.PodTemplateSpec{}.OpenAPIModelName(), v1alpha1.SimulatorSource{}.OpenAPIModelName()},
 	}
 }
 
@@ -19018,10 +19197,16 @@ func schema_pkg_apis_sim_v1alpha1_SimulatorStatus(ref common.ReferenceCallback) 
 							},
 						},
 					},
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Source is how the mirror of spec.source stands.",
+							Ref:         ref(v1alpha1.SimulatorSourceStatus{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			metav1.Condition{}.OpenAPIModelName()},
+			metav1.Condition{}.OpenAPIModelName(), v1alpha1.SimulatorSourceStatus{}.OpenAPIModelName()},
 	}
 }

@@ -59,6 +59,16 @@ func SetDefaults_SimulatorSpec(obj *SimulatorSpec) {
 	}
 }
 
+// SetDefaults_SimulatorSource reads a source once, at the default rate.
+func SetDefaults_SimulatorSource(obj *SimulatorSource) {
+	if obj.Mode == "" {
+		obj.Mode = SourceModeOnce
+	}
+	if obj.QPS == 0 {
+		obj.QPS = contract.DefaultSourceQPS
+	}
+}
+
 // SetDefaults_NodePoolSpec defaults replicas to 1, like a Deployment.
 func SetDefaults_NodePoolSpec(obj *NodePoolSpec) {
 	if obj.Replicas == nil {

@@ -80,6 +80,109 @@ type SimulatorSpec struct {
 	// ones; other containers and volumes are added.
 	// +optional
 	PodTemplate *corev1.PodTemplateSpec `json:"podTemplate,omitempty" protobuf:"bytes,7,opt,name=podTemplate"`
+	// Source is a cluster the simulator mirrors: its Pod reads the source
+	// with the credentials of source.secretName, never with the server's,
+	// and status.source says how the mirror stands.
+	// +optional
+	Source *SimulatorSource `json:"source,omitempty" protobuf:"bytes,9,opt,name=source"`
+}
+
+// SourceMode says whether a source is read once or followed.
+// +enum
+type SourceMode string
+
+// Modes of a source.
+const (
+	// SourceModeOnce imports the source once.
+	SourceModeOnce SourceMode = "Once"
+	// SourceModeSync imports the source, then follows its changes; Pods the
+	// source's scheduler binds are bound to the same Node inside, with the
+	// simulator's own choice kept beside (shadow scheduling).
+	SourceModeSync SourceMode = "Sync"
+)
+
+// SimulatorSource is a cluster the simulator mirrors.
+type SimulatorSource struct {
+	// SecretName names a Secret in the simulator's namespace with the
+	// source's credentials: a kubeconfig (key "kubeconfig"), or a
+	// kubernetes.io/service-account-token Secret of the host cluster itself.
+	// The caller must be allowed to get that Secret.
+	SecretName string `json:"secretName" protobuf:"bytes,1,opt,name=secretName"`
+	// Mode is Once or Sync. Defaults to Once.
+	// +optional
+	Mode SourceMode `json:"mode,omitempty" protobuf:"bytes,2,opt,name=mode,casttype=SourceMode"`
+	// Namespaces limits the namespaced objects mirrored to these
+	// namespaces. Empty means all.
+	// +optional
+	// +listType=set
+	Namespaces []string `json:"namespaces,omitempty" protobuf:"bytes,3,rep,name=namespaces"`
+	// LabelSelector selects the namespaced objects mirrored (Pods, claims,
+	// PodDisruptionBudgets, ...). Cluster-scoped objects are all mirrored.
+	// +optional
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty" protobuf:"bytes,4,opt,name=labelSelector"`
+	// QPS is the rate of requests to the source. Defaults to 50.
+	// +optional
+	QPS int32 `json:"qps,omitempty" protobuf:"varint,5,opt,name=qps"`
+	// Workloads also mirrors the workload controllers (Deployments,
+	// ReplicaSets, StatefulSets, DaemonSets, Jobs), which then own the
+	// mirrored Pods rather than making others.
+	// +optional
+	Workloads bool `json:"workloads,omitempty" protobuf:"varint,6,opt,name=workloads"`
+}
+
+// SourcePhase is where the mirror of a source stands.
+// +enum
+type SourcePhase string
+
+// Phases of a source.
+const (
+	// SourceImporting means the first copy is being made.
+	SourceImporting SourcePhase = "Importing"
+	// SourceSynced means a Once source was copied whole.
+	SourceSynced SourcePhase = "Synced"
+	// SourceSyncing means a Sync source was copied and its changes are followed.
+	SourceSyncing SourcePhase = "Syncing"
+	// SourceFailed means the source cannot be read (see message).
+	SourceFailed SourcePhase = "Failed"
+)
+
+// SimulatorSourceStatus is how the mirror of the source stands, as the
+// simulator last reported it.
+type SimulatorSourceStatus struct {
+	// Phase is Importing, Synced, Syncing or Failed.
+	// +optional
+	Phase SourcePhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=SourcePhase"`
+	// Objects counts the objects mirrored, by resource.
+	// +optional
+	Objects map[string]int64 `json:"objects,omitempty" protobuf:"bytes,2,rep,name=objects"`
+	// LastSyncTime is when the mirror last held everything the source had sent.
+	// +optional
+	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty" protobuf:"bytes,3,opt,name=lastSyncTime"`
+	// LagMilliseconds is how long the last change took from the source to
+	// the simulator.
+	// +optional
+	LagMilliseconds int64 `json:"lagMilliseconds,omitempty" protobuf:"varint,4,opt,name=lagMilliseconds"`
+	// Message is the last error, in the source's words.
+	// +optional
+	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
+	// Shadow compares, for the Pods the source's scheduler bound after the
+	// simulator's had decided, the two decisions.
+	// +optional
+	Shadow ShadowSchedulingStatus `json:"shadow,omitempty" protobuf:"bytes,6,opt,name=shadow"`
+}
+
+// ShadowSchedulingStatus compares the source's bindings with the
+// simulator's own decisions.
+type ShadowSchedulingStatus struct {
+	// Same counts the Pods bound to the Node the simulator chose.
+	// +optional
+	Same int64 `json:"same,omitempty" protobuf:"varint,1,opt,name=same"`
+	// Other counts the Pods bound to another Node.
+	// +optional
+	Other int64 `json:"other,omitempty" protobuf:"varint,2,opt,name=other"`
+	// Unschedulable counts the Pods for which the simulator found no Node.
+	// +optional
+	Unschedulable int64 `json:"unschedulable,omitempty" protobuf:"varint,3,opt,name=unschedulable"`
 }
 
 // SimulatorPhase is a simple, high-level summary of where a simulator is in its lifecycle.
@@ -129,6 +232,9 @@ type SimulatorStatus struct {
 	// +patchMergeKey=type
 	// +patchStrategy=merge
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,6,rep,name=conditions"`
+	// Source is how the mirror of spec.source stands.
+	// +optional
+	Source *SimulatorSourceStatus `json:"source,omitempty" protobuf:"bytes,7,opt,name=source"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

@@ -230,6 +230,9 @@ func SetObjectDefaults_Simulator(in *Simulator) {
 			}
 		}
 	}
+	if in.Spec.Source != nil {
+		SetDefaults_SimulatorSource(in.Spec.Source)
+	}
 }
 
 func SetObjectDefaults_SimulatorList(in *SimulatorList) {

@@ -62,6 +62,11 @@ func (in NodeTemplateStatus) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ShadowSchedulingStatus) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ShadowSchedulingStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Simulator) OpenAPIModelName() string {
 	return "io.x-k8s.sim.v1alpha1.Simulator"
 }
@@ -79,6 +84,16 @@ func (in SimulatorList) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in SimulatorProxyOptions) OpenAPIModelName() string {
 	return "io.x-k8s.sim.v1alpha1.SimulatorProxyOptions"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in SimulatorSource) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.SimulatorSource"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in SimulatorSourceStatus) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.SimulatorSourceStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -18,6 +18,7 @@ package validation
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,7 +36,7 @@ var serverOwnedEnv = sets.New(contract.ServerOwnedEnv...)
 
 // serverOwnedVolumes are the Pod's volumes that a template of the same name
 // would replace.
-var serverOwnedVolumes = sets.New(contract.CredentialsVolume, contract.EtcdDataVolume, contract.EtcdTLSVolume, contract.TmpVolume)
+var serverOwnedVolumes = sets.New(contract.ServerOwnedVolumes...)
 
 // ValidatePodTemplate refuses the parts of a podTemplate that would replace
 // what the server decides for the simulator container: its command and
@@ -69,7 +70,7 @@ func ValidatePodTemplate(t *corev1.PodTemplateSpec, fldPath *field.Path) field.E
 			}
 		}
 		for j, m := range c.VolumeMounts {
-			if serverOwnedVolumes.Has(m.Name) || within(m.MountPath, contract.CredentialsDir) || within(m.MountPath, contract.EtcdTLSDir) {
+			if serverOwnedVolumes.Has(m.Name) || slices.ContainsFunc(contract.ServerOwnedDirs, func(dir string) bool { return within(m.MountPath, dir) }) {
 				errs = append(errs, field.Forbidden(path.Child("volumeMounts").Index(j), "the simulator's credentials are mounted by the server"))
 			}
 		}

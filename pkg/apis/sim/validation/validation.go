@@ -133,6 +133,55 @@ func validateSimulatorSpec(spec *sim.SimulatorSpec, fldPath *field.Path) field.E
 	if spec.PodTemplate != nil {
 		allErrs = append(allErrs, validatePodTemplateMeta(spec.PodTemplate, fldPath.Child("podTemplate"))...)
 	}
+	if spec.Source != nil {
+		allErrs = append(allErrs, validateSource(spec.Source, fldPath.Child("source"))...)
+	}
+	return allErrs
+}
+
+// Bounds of a source.
+const (
+	// MaxSourceQPS bounds the read rate on a source: a mirror is a guest there.
+	MaxSourceQPS = 1000
+	// MaxSourceNamespaces bounds spec.source.namespaces (one watch each).
+	MaxSourceNamespaces = 100
+)
+
+func validateSource(src *sim.SimulatorSource, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if src.SecretName == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("secretName"), "the Secret with the source's credentials"))
+	} else {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(src.SecretName, false) {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("secretName"), src.SecretName, msg))
+		}
+	}
+	switch src.Mode {
+	case sim.SourceModeOnce, sim.SourceModeSync:
+	default:
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("mode"), src.Mode, []sim.SourceMode{sim.SourceModeOnce, sim.SourceModeSync}))
+	}
+	if src.QPS < 1 || src.QPS > MaxSourceQPS {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("qps"), src.QPS, fmt.Sprintf("must be from 1 to %d", MaxSourceQPS)))
+	}
+	if len(src.Namespaces) > MaxSourceNamespaces {
+		allErrs = append(allErrs, field.TooMany(fldPath.Child("namespaces"), len(src.Namespaces), MaxSourceNamespaces))
+	}
+	seen := sets.New[string]()
+	for i, ns := range src.Namespaces {
+		path := fldPath.Child("namespaces").Index(i)
+		if seen.Has(ns) {
+			allErrs = append(allErrs, field.Duplicate(path, ns))
+			continue
+		}
+		seen.Insert(ns)
+		for _, msg := range apimachineryvalidation.ValidateNamespaceName(ns, false) {
+			allErrs = append(allErrs, field.Invalid(path, ns, msg))
+		}
+	}
+	if src.LabelSelector != nil {
+		allErrs = append(allErrs, metav1validation.ValidateLabelSelector(src.LabelSelector, metav1validation.LabelSelectorValidationOptions{}, fldPath.Child("labelSelector"))...)
+	}
 	return allErrs
 }
 

@@ -52,6 +52,10 @@ func validSimulator() *sim.Simulator {
 	}
 }
 
+func validSource() *sim.SimulatorSource {
+	return &sim.SimulatorSource{SecretName: "source", Mode: sim.SourceModeOnce, QPS: 50}
+}
+
 func TestValidateSimulator(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -118,6 +122,41 @@ func TestValidateSimulator(t *testing.T) {
 		{name: "pod template label invalid", mutate: func(s *sim.Simulator) {
 			s.Spec.PodTemplate = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"bad key!": "v"}}}
 		}, want: []string{"FieldValueInvalid spec.podTemplate.metadata.labels"}},
+		{name: "source", mutate: func(s *sim.Simulator) {
+			s.Spec.Source = validSource()
+			s.Spec.Source.Mode, s.Spec.Source.Namespaces = sim.SourceModeSync, []string{"team-a", "team-b"}
+			s.Spec.Source.LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+		}},
+		{name: "source without a Secret", mutate: func(s *sim.Simulator) {
+			s.Spec.Source = validSource()
+			s.Spec.Source.SecretName = ""
+		}, want: []string{"FieldValueRequired spec.source.secretName"}},
+		{name: "source Secret name", mutate: func(s *sim.Simulator) {
+			s.Spec.Source = validSource()
+			s.Spec.Source.SecretName = "Not_A_Name"
+		}, want: []string{"FieldValueInvalid spec.source.secretName"}},
+		{name: "source mode", mutate: func(s *sim.Simulator) {
+			s.Spec.Source = validSource()
+			s.Spec.Source.Mode = "Always"
+		}, want: []string{"FieldValueNotSupported spec.source.mode"}},
+		{name: "source qps", mutate: func(s *sim.Simulator) {
+			s.Spec.Source = validSource()
+			s.Spec.Source.QPS = MaxSourceQPS + 1
+		}, want: []string{"FieldValueInvalid spec.source.qps"}},
+		{name: "source namespaces", mutate: func(s *sim.Simulator) {
+			s.Spec.Source = validSource()
+			s.Spec.Source.Namespaces = []string{"a", "a", "Not_A_Namespace"}
+		}, want: []string{"FieldValueDuplicate spec.source.namespaces[1]", "FieldValueInvalid spec.source.namespaces[2]"}},
+		{name: "source too many namespaces", mutate: func(s *sim.Simulator) {
+			s.Spec.Source = validSource()
+			for i := range MaxSourceNamespaces + 1 {
+				s.Spec.Source.Namespaces = append(s.Spec.Source.Namespaces, fmt.Sprintf("ns-%d", i))
+			}
+		}, want: []string{"FieldValueTooMany spec.source.namespaces"}},
+		{name: "source label selector", mutate: func(s *sim.Simulator) {
+			s.Spec.Source = validSource()
+			s.Spec.Source.LabelSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Near"}}}
+		}, want: []string{"FieldValueInvalid spec.source.labelSelector.matchExpressions[0].operator"}},
 		{name: "pod template names the pod", mutate: func(s *sim.Simulator) {
 			s.Spec.PodTemplate = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "y"}}
 		}, want: []string{"FieldValueForbidden spec.podTemplate.metadata.name", "FieldValueForbidden spec.podTemplate.metadata.namespace"}},

@@ -19,6 +19,8 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -51,12 +53,40 @@ func (a podAccess) check(ctx context.Context, s *sim.Simulator) error {
 		"which a simulator that sets spec.podTemplate or spec.image needs (its Pod is shaped by the caller)")
 }
 
-// checkEtcdSecret: the server mounts spec.etcdTLSSecretName into the Pod it
-// makes, so naming a Secret needs the caller's own get on it, as mounting it
-// into a Pod of their own would.
-func (a podAccess) checkEtcdSecret(ctx context.Context, s *sim.Simulator) error {
-	return a.allowed(ctx, s, authorizer.AttributesRecord{Verb: "get", APIVersion: "v1", Resource: "secrets", Name: s.Spec.EtcdTLSSecretName},
-		"which spec.etcdTLSSecretName needs (the Secret is mounted into the simulator's Pod)")
+// secretsNamed are the Secrets a spec names for the server to mount into
+// the Pod it makes, by the field that names them.
+func secretsNamed(spec *sim.SimulatorSpec) map[string]string {
+	named := map[string]string{}
+	if name := spec.EtcdTLSSecretName; name != "" {
+		named["spec.etcdTLSSecretName"] = name
+	}
+	if spec.Source != nil && spec.Source.SecretName != "" {
+		named["spec.source.secretName"] = spec.Source.SecretName
+	}
+	return named
+}
+
+// checkSecrets: the server mounts the Secrets a spec names into the Pod it
+// makes, so naming one needs the caller's own get on it, as mounting it into
+// a Pod of their own would. Only the names old did not already hold are
+// checked: whoever named those was checked then.
+func (a podAccess) checkSecrets(ctx context.Context, s *sim.Simulator, old *sim.SimulatorSpec) error {
+	var before map[string]string
+	if old != nil {
+		before = secretsNamed(old)
+	}
+	named := secretsNamed(&s.Spec)
+	for _, fld := range slices.Sorted(maps.Keys(named)) {
+		name := named[fld]
+		if before[fld] == name {
+			continue
+		}
+		if err := a.allowed(ctx, s, authorizer.AttributesRecord{Verb: "get", APIVersion: "v1", Resource: "secrets", Name: name},
+			fmt.Sprintf("which %s needs (the Secret is mounted into the simulator's Pod)", fld)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // allowed asks the host whether the caller may do attrs in the simulator's
@@ -93,10 +123,8 @@ func (a podAccess) createValidation(next rest.ValidateObjectFunc) rest.ValidateO
 			}
 		}
 		s := obj.(*sim.Simulator)
-		if s.Spec.EtcdTLSSecretName != "" {
-			if err := a.checkEtcdSecret(ctx, s); err != nil {
-				return err
-			}
+		if err := a.checkSecrets(ctx, s, nil); err != nil {
+			return err
 		}
 		if !shapesPod(&s.Spec) {
 			return nil
@@ -116,10 +144,8 @@ func (a podAccess) updateValidation(next rest.ValidateObjectUpdateFunc) rest.Val
 			}
 		}
 		newSim, oldSim := obj.(*sim.Simulator), old.(*sim.Simulator)
-		if name := newSim.Spec.EtcdTLSSecretName; name != "" && name != oldSim.Spec.EtcdTLSSecretName {
-			if err := a.checkEtcdSecret(ctx, newSim); err != nil {
-				return err
-			}
+		if err := a.checkSecrets(ctx, newSim, &oldSim.Spec); err != nil {
+			return err
 		}
 		if !shapesPod(&newSim.Spec) {
 			return nil

@@ -23,10 +23,13 @@ import (
 	"slices"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authentication/user"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/names"
@@ -60,6 +63,10 @@ func (strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	s := obj.(*sim.Simulator)
 	s.Status = sim.SimulatorStatus{}
+	// The server writes these once the simulator exists, never its creator.
+	for _, key := range sim.ServerAnnotations {
+		delete(s.Annotations, key)
+	}
 	s.Generation = 1
 	// Set at birth, so no simulator ever exists whose host objects could
 	// outlive it unnoticed.
@@ -68,11 +75,33 @@ func (strategy) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	}
 }
 
-func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+func (strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	newSim, oldSim := obj.(*sim.Simulator), old.(*sim.Simulator)
 	newSim.Status = oldSim.Status
+	keepServerAnnotations(ctx, &newSim.ObjectMeta, &oldSim.ObjectMeta)
 	if !apiequality.Semantic.DeepEqual(newSim.Spec, oldSim.Spec) {
 		newSim.Generation = oldSim.Generation + 1
+	}
+}
+
+// keepServerAnnotations gives the server's annotations (sim.ServerAnnotations)
+// their old values unless the server itself (its loopback identity, which
+// its reconcilers use) writes them: status is computed from them.
+func keepServerAnnotations(ctx context.Context, newMeta, oldMeta *metav1.ObjectMeta) {
+	if caller, ok := genericapirequest.UserFrom(ctx); ok && caller.GetName() == user.APIServerUser {
+		return
+	}
+	for _, key := range sim.ServerAnnotations {
+		value, had := oldMeta.Annotations[key]
+		switch {
+		case had:
+			if newMeta.Annotations == nil {
+				newMeta.Annotations = map[string]string{}
+			}
+			newMeta.Annotations[key] = value
+		default:
+			delete(newMeta.Annotations, key)
+		}
 	}
 }
 

@@ -20,6 +20,11 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apiserver/pkg/authentication/user"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,6 +52,48 @@ func TestValidateUpdatePodTemplate(t *testing.T) {
 			tc.new.Finalizers = []string{"changed"}
 			if errs := (strategy{}).ValidateUpdate(context.Background(), tc.new, tc.old); len(errs) != tc.wantErrs {
 				t.Errorf("got %d errors, want %d: %v", len(errs), tc.wantErrs, errs)
+			}
+		})
+	}
+}
+
+// TestServerAnnotations: the annotations status is computed from are the
+// server's to write; a user's create or update of them is dropped, an
+// update that leaves them alone keeps them.
+func TestServerAnnotations(t *testing.T) {
+	const report = `{"phase":"Synced"}`
+	withAnnotations := func(a map[string]string) *sim.Simulator {
+		s := &sim.Simulator{}
+		s.Name, s.Namespace, s.Annotations = "s", "ns", a
+		return s
+	}
+	asUser := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{Name: "alice"})
+	asServer := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{Name: user.APIServerUser})
+
+	created := withAnnotations(map[string]string{sim.AnnotationSourceStatus: report, "team": "a"})
+	(strategy{}).PrepareForCreate(asUser, created)
+	if diff := cmp.Diff(map[string]string{"team": "a"}, created.Annotations); diff != "" {
+		t.Errorf("create (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		name     string
+		ctx      context.Context
+		old, new map[string]string
+		want     map[string]string
+	}{
+		{"a user sets one", asUser, nil, map[string]string{sim.AnnotationSourceStatus: report}, nil},
+		{"a user changes one", asUser,
+			map[string]string{sim.AnnotationNotOwned: "x"}, map[string]string{sim.AnnotationNotOwned: "y", "team": "a"},
+			map[string]string{sim.AnnotationNotOwned: "x", "team": "a"}},
+		{"a user removes one", asUser, map[string]string{sim.AnnotationObservedStatus: "d"}, nil, map[string]string{sim.AnnotationObservedStatus: "d"}},
+		{"the server sets one", asServer, nil, map[string]string{sim.AnnotationSourceStatus: report}, map[string]string{sim.AnnotationSourceStatus: report}},
+		{"the server removes one", asServer, map[string]string{sim.AnnotationNotOwned: "x"}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := withAnnotations(tc.new)
+			(strategy{}).PrepareForUpdate(tc.ctx, s, withAnnotations(tc.old))
+			if diff := cmp.Diff(tc.want, s.Annotations, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("annotations (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -30,6 +30,8 @@ import (
 var columns = []metav1.TableColumnDefinition{
 	{Name: "Name", Type: "string", Format: "name", Description: "Name of the simulator."},
 	{Name: "Phase", Type: "string", Description: "Where the simulator is in its lifecycle."},
+	{Name: "Source", Type: "string", Description: "How the mirror of spec.source stands: Importing, Synced, Syncing or Failed; Waiting before the simulator reports."},
+	{Name: "Synced", Type: "string", Description: "Time since the mirror last held everything the source had sent."},
 	{Name: "URL", Type: "string", Description: "In-cluster URL of the inner kube-apiserver."},
 	{Name: "Age", Type: "string", Description: "Time since creation."},
 	{Name: "Image", Type: "string", Priority: 1, Description: "Simulator image."},
@@ -37,8 +39,8 @@ var columns = []metav1.TableColumnDefinition{
 	{Name: "Message", Type: "string", Priority: 1, Description: "Why the simulator is in this phase."},
 }
 
-// tableConvertor prints simulators for kubectl: NAME PHASE URL AGE, and with
-// -o wide IMAGE POD MESSAGE.
+// tableConvertor prints simulators for kubectl: NAME PHASE SOURCE SYNCED URL
+// AGE, and with -o wide IMAGE POD MESSAGE.
 type tableConvertor struct{}
 
 func (tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, _ runtime.Object) (*metav1.Table, error) {
@@ -57,10 +59,31 @@ func (tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, _ ru
 		table.Rows = append(table.Rows, metav1.TableRow{
 			Object: runtime.RawExtension{Object: s},
 			Cells: []interface{}{
-				s.Name, string(s.Status.Phase), s.Status.KubeAPIServerURL, printers.Age(s.CreationTimestamp),
+				s.Name, string(s.Status.Phase), sourceCell(s), syncedCell(s), s.Status.KubeAPIServerURL, printers.Age(s.CreationTimestamp),
 				s.Spec.Image, s.Status.PodName, s.Status.Message,
 			},
 		})
 	}
 	return table, nil
+}
+
+// sourceCell is the SOURCE column: <none> without a source, Waiting until
+// the simulator reports on it.
+func sourceCell(s *sim.Simulator) string {
+	switch {
+	case s.Spec.Source == nil:
+		return "<none>"
+	case s.Status.Source == nil || s.Status.Source.Phase == "":
+		return "Waiting"
+	}
+	return string(s.Status.Source.Phase)
+}
+
+// syncedCell is the SYNCED column: how long ago the mirror last held
+// everything the source had sent.
+func syncedCell(s *sim.Simulator) string {
+	if s.Status.Source == nil || s.Status.Source.LastSyncTime == nil {
+		return "<none>"
+	}
+	return printers.Age(*s.Status.Source.LastSyncTime)
 }

@@ -57,6 +57,10 @@ type SimulatorSpecApplyConfiguration struct {
 	// containers named "simulator" and "etcd" take precedence over the generated
 	// ones; other containers and volumes are added.
 	PodTemplate *v1.PodTemplateSpec `json:"podTemplate,omitempty"`
+	// Source is a cluster the simulator mirrors: its Pod reads the source
+	// with the credentials of source.secretName, never with the server's,
+	// and status.source says how the mirror stands.
+	Source *SimulatorSourceApplyConfiguration `json:"source,omitempty"`
 }
 
 // SimulatorSpecApplyConfiguration constructs a declarative configuration of the SimulatorSpec type for use with
@@ -128,5 +132,13 @@ func (b *SimulatorSpecApplyConfiguration) WithImage(value string) *SimulatorSpec
 // If called multiple times, the PodTemplate field is set to the value of the last call.
 func (b *SimulatorSpecApplyConfiguration) WithPodTemplate(value v1.PodTemplateSpec) *SimulatorSpecApplyConfiguration {
 	b.PodTemplate = &value
+	return b
+}
+
+// WithSource sets the Source field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Source field is set to the value of the last call.
+func (b *SimulatorSpecApplyConfiguration) WithSource(value *SimulatorSourceApplyConfiguration) *SimulatorSpecApplyConfiguration {
+	b.Source = value
 	return b
 }

@@ -40,6 +40,8 @@ type SimulatorStatusApplyConfiguration struct {
 	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 	// Conditions hold the latest observations of the simulator's state.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
+	// Source is how the mirror of spec.source stands.
+	Source *SimulatorSourceStatusApplyConfiguration `json:"source,omitempty"`
 }
 
 // SimulatorStatusApplyConfiguration constructs a declarative configuration of the SimulatorStatus type for use with
@@ -98,5 +100,13 @@ func (b *SimulatorStatusApplyConfiguration) WithConditions(values ...*v1.Conditi
 		}
 		b.Conditions = append(b.Conditions, *values[i])
 	}
+	return b
+}
+
+// WithSource sets the Source field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Source field is set to the value of the last call.
+func (b *SimulatorStatusApplyConfiguration) WithSource(value *SimulatorSourceStatusApplyConfiguration) *SimulatorStatusApplyConfiguration {
+	b.Source = value
 	return b
 }
