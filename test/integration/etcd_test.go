@@ -27,12 +27,16 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	simulatorcontroller "sigs.k8s.io/simulator-apiserver/pkg/controller/simulator"
@@ -133,6 +137,40 @@ func TestExternalEtcd(t *testing.T) {
 		_, err := inner.CoreV1().ConfigMaps("default").Get(ctx, "keep-me", metav1.GetOptions{})
 		return err == nil, nil
 	})
+
+	// A spec change: the new Pod waits until the old one has ended, so that
+	// two control planes never share the prefix. Nothing ends a Pod here
+	// but the test, which plays kubelet.
+	patch := []byte(`{"spec":{"corsAllowedOriginList":["http://localhost:3000"]}}`)
+	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Patch(ctx, "ext", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the old Pod to be deleted", func(ctx context.Context) (bool, error) {
+		old, err := c.Client.CoreV1().Pods(ns).Get(ctx, pod2.Name, metav1.GetOptions{})
+		return err == nil && old.DeletionTimestamp != nil, nil
+	})
+	// Three reconciler retries (1 s each) while the old Pod terminates.
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 3*time.Second, true, func(ctx context.Context) (bool, error) {
+		if _, err := c.Client.CoreV1().Pods(ns).Get(ctx, sim.SimulatorPodName("ext", 2), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return false, fmt.Errorf("Pod %s exists while %s still terminates (%v): two control planes on one etcd prefix", sim.SimulatorPodName("ext", 2), pod2.Name, err)
+		}
+		return false, nil
+	})
+	if !wait.Interrupted(err) {
+		t.Fatal(err)
+	}
+	proc.Stop()
+	confirmPodDeletions(ctx, t, ns)
+	waitForPod(t, ns, "ext", 2)
+	proc, err = c.RunSimulatorAsProcess(ctx, ns, "ext")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	waitForPhase(t, simClient(t), ns, "ext", v1alpha1.SimulatorAvailable)
+	if _, err := inner.CoreV1().ConfigMaps("default").Get(ctx, "keep-me", metav1.GetOptions{}); err != nil {
+		t.Errorf("the inner object after a spec change on an external etcd: %v", err)
+	}
 
 	deleteAndWaitForPurge(t, ns, "ext", proc, etcd.URL, nil, prefix)
 }

@@ -431,17 +431,24 @@ func (c *Controller) ensureNetworkPolicy(ctx context.Context, s *v1alpha1.Simula
 }
 
 // ensurePod keeps exactly one live Pod, of the current generation: older
-// generations are deleted, a lost or failed Pod is made anew.
+// generations are deleted, a lost or failed Pod is made anew. On an
+// external etcd the new Pod waits until every older one has ended: two
+// control planes on one prefix would both act on the same objects (two
+// schedulers binding, two controller-managers making Pods).
 func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requeue bool, err error) {
 	logger := klog.FromContext(ctx)
-	haveCurrent := false
+	haveCurrent, lingering := false, false
 	// Why a new Pod is made, for its Event: none yet, a spec change, or the
 	// last one failed or went.
 	var replaced, failedPod *corev1.Pod
 	for _, pod := range c.hostCache.SimulatorPods(s.Namespace, s.Name) {
 		// A Pod that only carries our labels, or our owner reference under
 		// another name, is not ours to keep or delete.
-		if pod.DeletionTimestamp != nil || !backing.OwnedPod(pod, s.Name, s.UID) {
+		if !backing.OwnedPod(pod, s.Name, s.UID) {
+			continue
+		}
+		if pod.DeletionTimestamp != nil {
+			lingering = true
 			continue
 		}
 		stale := backing.PodGeneration(pod) != s.Generation
@@ -454,6 +461,7 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 		if err := c.deletePod(ctx, pod); err != nil {
 			return false, err
 		}
+		lingering = true
 		if failed {
 			failedPod = pod
 		} else {
@@ -466,6 +474,15 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 	pod, err := backing.Pod(s)
 	if err != nil {
 		return false, fmt.Errorf("building the Pod: %w", err)
+	}
+	if lingering && s.Spec.EtcdURL != "" {
+		// The Pod's deletion brings the simulator back here; said now, as
+		// the Pod that goes is known now.
+		if replaced != nil || failedPod != nil {
+			c.podEvent(s, pod.Name, replaced, failedPod)
+		}
+		logger.V(2).Info("Waiting for the simulator's other Pods to end: they share its etcd", "pod", klog.KObj(pod))
+		return true, nil
 	}
 	pods := c.host.CoreV1().Pods(s.Namespace)
 	_, err = pods.Create(ctx, pod, metav1.CreateOptions{})
@@ -491,7 +508,7 @@ func (c *Controller) podEvent(s *v1alpha1.Simulator, name string, replaced, fail
 	}
 	lost := "the inner cluster starts empty (its etcd was the Pod's)"
 	if s.Spec.EtcdURL != "" {
-		lost = "the inner cluster keeps its objects (external etcd)"
+		lost = "the inner cluster keeps its objects (external etcd), and the new Pod starts once the old one has ended"
 	}
 	switch {
 	case replaced != nil:
