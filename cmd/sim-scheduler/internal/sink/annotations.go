@@ -24,14 +24,12 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/schedulingresult"
 )
 
-// Annotation keys. The upstream ones are kube-scheduler-simulator's, so that
-// its tools read our Pods; SummaryAnnotation is the compact form, written
-// always.
+// Annotation keys (see schedulingresult: the simulator reads them too).
 const (
-	UpstreamPrefix    = "kube-scheduler-simulator.sigs.k8s.io/"
-	SelectedNode      = UpstreamPrefix + "selected-node"
-	ResultHistory     = UpstreamPrefix + "result-history"
-	SummaryAnnotation = "sim.x-k8s.io/scheduling-result"
+	UpstreamPrefix    = schedulingresult.AnnotationPrefix
+	SelectedNode      = schedulingresult.SelectedNodeAnnotation
+	ResultHistory     = schedulingresult.ResultHistoryAnnotation
+	SummaryAnnotation = schedulingresult.SummaryAnnotation
 )
 
 // Budgets, in bytes of annotation values. A Pod's annotations may hold

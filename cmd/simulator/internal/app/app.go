@@ -34,6 +34,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
@@ -51,6 +52,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/schedconfig"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/server"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/snapshot"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/source"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/supervisor"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/termination"
 )
@@ -180,6 +182,24 @@ func Run(ctx context.Context, o *config.Options) error {
 	if err != nil {
 		return err
 	}
+	// The mirror of the source, if any: it starts once kube-apiserver is
+	// ready, and readiness does not wait for its copy (its progress is
+	// its status, contract.PathSource).
+	var src server.Source
+	var mirrorSource func(ctx context.Context) error
+	if o.Source != nil {
+		m, err := newMirror(o, restConfig)
+		if err != nil {
+			return err
+		}
+		src = m
+		mirrorSource = func(ctx context.Context) error {
+			if err := waitForAPIServer(ctx); err != nil {
+				return nil
+			}
+			return m.Run(ctx)
+		}
+	}
 	granter := &sandbox.Granter{Client: client.RbacV1()}
 	sandboxReady := server.Check{Name: "sandbox-rbac", Check: func(ctx context.Context) error {
 		if err := apiReady.Check(ctx); err != nil {
@@ -202,6 +222,7 @@ func Run(ctx context.Context, o *config.Options) error {
 		AllowedOrigins:       origins,
 		SchedulingResultsDir: layout.SchedulingResults(),
 		Snapshotter:          snapshotter{client},
+		Source:               src,
 	})
 	// The server is TLS with the inner apiserver's serving certificate, and
 	// only the simulator's admin may use its API (server.AdminOnly): the Pod
@@ -258,6 +279,13 @@ func Run(ctx context.Context, o *config.Options) error {
 			return granter.Ensure(ctx) == nil, nil
 		})
 	})
+	if mirrorSource != nil {
+		clientsDone.Go(func() {
+			if err := mirrorSource(clientsCtx); err != nil {
+				logger.Error(err, "Mirroring the source")
+			}
+		})
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.ServeTLS(listener, "", "") }()
 	go logWhenReady(ctx, start, checks, leftOut)
@@ -435,6 +463,28 @@ func (s *schedulerConfig) Restore(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// newMirror returns the mirror of o.Source into the inner cluster, whose
+// admin's configuration is inner. Its writes are protobuf and not rate
+// limited: the copy's workers bound them, and the copy is to be fast.
+func newMirror(o *config.Options, inner *rest.Config) (*source.Mirror, error) {
+	cfg := rest.CopyConfig(inner)
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	cfg.QPS, cfg.Burst = -1, 0
+	cfg.UserAgent = "simulator-source-mirror"
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating the mirror's kube-apiserver client: %w", err)
+	}
+	return source.New(source.Config{
+		Source: o.Source,
+		SourceConfig: func() (*rest.Config, error) {
+			return source.RESTConfig(o.Source.Dir, o.Source.QPS, os.LookupEnv)
+		},
+		Inner: client,
+	})
 }
 
 // snapshotter exports and imports the inner cluster's scenario.

@@ -29,6 +29,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 )
@@ -76,6 +78,9 @@ type Options struct {
 	// TerminationMessagePath receives why the simulator ended, when the
 	// file exists (the kubelet makes it; see package termination).
 	TerminationMessagePath string
+	// Source is the cluster the simulator mirrors (spec.source); nil for
+	// none. Only the environment sets it: the server decides it.
+	Source *contract.Source
 }
 
 // NewOptions returns the defaults.
@@ -166,6 +171,13 @@ func (o *Options) ApplyEnv(lookup func(string) (string, bool)) error {
 	if v, ok := get(contract.EnvCORSAllowedOriginList); ok {
 		o.CORSAllowedOrigins = strings.Split(v, ",")
 	}
+	if v, ok := get(contract.EnvSource); ok {
+		source, err := contract.ParseSource(v)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.Source = source
+	}
 	return errors.Join(errs...)
 }
 
@@ -231,7 +243,29 @@ func (o *Options) Validate() error {
 	if _, err := OriginRegexps(o.CORSAllowedOrigins); err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", contract.EnvCORSAllowedOriginList, err))
 	}
+	if o.Source != nil {
+		errs = append(errs, validateSource(o.Source)...)
+	}
 	return errors.Join(errs...)
+}
+
+// validateSource reports what ParseSource leaves to the simulator: the
+// selector and namespaces must be ones the source would take, the Secret's
+// directory absolute.
+func validateSource(s *contract.Source) []error {
+	var errs []error
+	if !filepath.IsAbs(s.Dir) {
+		errs = append(errs, fmt.Errorf("%s: dir %q is not an absolute path", contract.EnvSource, s.Dir))
+	}
+	for _, ns := range s.Namespaces {
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("%s: namespace %q: %s", contract.EnvSource, ns, strings.Join(msgs, "; ")))
+		}
+	}
+	if _, err := labels.Parse(s.LabelSelector); err != nil {
+		errs = append(errs, fmt.Errorf("%s: labelSelector %q: %w", contract.EnvSource, s.LabelSelector, err))
+	}
+	return errs
 }
 
 // EtcdTLSFiles returns the paths of etcd's CA and of the etcd client

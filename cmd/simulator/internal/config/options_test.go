@@ -150,6 +150,43 @@ func TestOptionsFromFlagsAndEnv(t *testing.T) {
 			wantErr: `SIMULATOR_BIND_ADDRESS: "localhost" is not an IP address`,
 		},
 		{
+			name: "source",
+			env: map[string]string{
+				contract.EnvEtcdURL: "http://e:2379",
+				contract.EnvSource:  `{"mode":"Sync","dir":"/etc/simulator/source","namespaces":["team"],"labelSelector":"app in (a,b)"}`,
+			},
+			want: defaults(func(o *Options) {
+				o.EtcdURL = "http://e:2379"
+				o.Source = &contract.Source{Mode: contract.SourceModeSync, Dir: "/etc/simulator/source", Namespaces: []string{"team"},
+					LabelSelector: "app in (a,b)", QPS: contract.DefaultSourceQPS}
+			}),
+		},
+		{
+			name:    "source not JSON",
+			env:     map[string]string{contract.EnvEtcdURL: "http://e:2379", contract.EnvSource: "Once"},
+			wantErr: "SIMULATOR_SOURCE: invalid character",
+		},
+		{
+			name:    "source of an unknown mode",
+			env:     map[string]string{contract.EnvEtcdURL: "http://e:2379", contract.EnvSource: `{"mode":"Twice","dir":"/s"}`},
+			wantErr: `SIMULATOR_SOURCE: mode "Twice"`,
+		},
+		{
+			name:    "source with a bad selector",
+			env:     map[string]string{contract.EnvEtcdURL: "http://e:2379", contract.EnvSource: `{"mode":"Once","dir":"/s","labelSelector":"app in ("}`},
+			wantErr: `SIMULATOR_SOURCE: labelSelector "app in ("`,
+		},
+		{
+			name:    "source with a bad namespace",
+			env:     map[string]string{contract.EnvEtcdURL: "http://e:2379", contract.EnvSource: `{"mode":"Once","dir":"/s","namespaces":["Team"]}`},
+			wantErr: `SIMULATOR_SOURCE: namespace "Team"`,
+		},
+		{
+			name:    "source dir relative",
+			env:     map[string]string{contract.EnvEtcdURL: "http://e:2379", contract.EnvSource: `{"mode":"Once","dir":"source"}`},
+			wantErr: `SIMULATOR_SOURCE: dir "source" is not an absolute path`,
+		},
+		{
 			name:    "bad origin",
 			env:     map[string]string{contract.EnvEtcdURL: "http://e:2379", contract.EnvCORSAllowedOriginList: "localhost:3000"},
 			wantErr: "CORS_ALLOWED_ORIGIN_LIST: origin",
@@ -282,6 +319,7 @@ func TestEnvironmentRoundTrip(t *testing.T) {
 		BindAddress:            "127.0.0.1",
 		AdvertiseAddress:       "10.1.2.3",
 		TerminationMessagePath: "/termination-log",
+		Source:                 &contract.Source{Mode: contract.SourceModeOnce, Dir: "/source", Namespaces: []string{"a"}, LabelSelector: "x=y", QPS: 7, Workloads: true},
 	}
 	v := reflect.ValueOf(env)
 	for i := range v.NumField() {
@@ -304,7 +342,7 @@ func TestEnvironmentRoundTrip(t *testing.T) {
 		CORSAllowedOrigins: o.CORSAllowedOrigins, EtcdTLSDir: o.EtcdTLSDir, BinDir: o.BinDir,
 		DataDir: o.DataDir, SchedulerPort: o.SchedulerPort, KwokPort: o.KwokPort,
 		BindAddress: o.BindAddress, AdvertiseAddress: o.AdvertiseAddress,
-		TerminationMessagePath: o.TerminationMessagePath,
+		TerminationMessagePath: o.TerminationMessagePath, Source: o.Source,
 	}
 	if diff := cmp.Diff(env, got); diff != "" {
 		t.Errorf("the simulator read back (-written +read):\n%s", diff)

@@ -85,6 +85,17 @@ type Config struct {
 	SchedulingResultsDir string
 	// Snapshotter serves the scenario's export and import.
 	Snapshotter Snapshotter
+	// Source is the mirror of the simulator's source; nil when it has none.
+	Source Source
+}
+
+// Source is the mirror of a source cluster (spec.source).
+type Source interface {
+	// Status is how the mirror stands.
+	Status() contract.SourceStatus
+	// WriteTrace writes the changes seen on the source as JSON lines
+	// (contract.TraceEvent), oldest first.
+	WriteTrace(w io.Writer) error
 }
 
 // NewHandler returns the simulator server's handler.
@@ -105,6 +116,8 @@ func NewHandler(cfg Config) http.Handler {
 		mux.HandleFunc("GET "+contract.PathExport, s.export)
 		mux.HandleFunc("POST "+contract.PathImport, s.importSnapshot)
 	}
+	mux.HandleFunc("GET "+contract.PathSource, s.sourceStatus)
+	mux.HandleFunc("GET "+contract.PathSourceTrace, s.sourceTrace)
 	return cors(cfg.AllowedOrigins, mux)
 }
 
@@ -234,6 +247,29 @@ func (s *server) reset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// errNoSource answers the source's paths on a simulator without one.
+var errNoSource = errors.New("this simulator has no source")
+
+func (s *server) sourceStatus(w http.ResponseWriter, _ *http.Request) {
+	if s.cfg.Source == nil {
+		writeError(w, http.StatusNotFound, errNoSource)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.cfg.Source.Status())
+}
+
+func (s *server) sourceTrace(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Source == nil {
+		writeError(w, http.StatusNotFound, errNoSource)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	if err := s.cfg.Source.WriteTrace(w); err != nil {
+		klog.FromContext(r.Context()).V(2).Info("Writing the source's trace", "err", err)
+	}
 }
 
 func (s *server) processes(w http.ResponseWriter, _ *http.Request) {
