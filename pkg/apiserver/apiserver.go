@@ -174,7 +174,7 @@ func (c completedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(sim.GroupName, Scheme, ParameterCodec, Codecs)
+	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(sim.GroupName, Scheme, ParameterCodec, withoutProtobuf{Codecs})
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = storage
 	if err := genericServer.InstallAPIGroup(&apiGroupInfo); err != nil {
 		return nil, fmt.Errorf("installing %s: %w", sim.GroupName, err)
@@ -209,4 +209,24 @@ func (c completedConfig) storage() (map[string]rest.Storage, error) {
 		"nodepools/status":      nodepools.Status,
 		"nodepools/scale":       nodepools.Scale,
 	}, nil
+}
+
+// withoutProtobuf serves the group in every format of the codec factory but
+// protobuf: its types have no protobuf form. Offered, protobuf is what the
+// host's namespace and garbage collectors ask for first, and their
+// deletecollection then got a 500 after the deletion (encoding the deleted
+// list failed), which stalls namespace deletion with
+// NamespaceDeletionContentFailure. Without it they get JSON, as from a CRD.
+type withoutProtobuf struct {
+	runtime.NegotiatedSerializer
+}
+
+func (s withoutProtobuf) SupportedMediaTypes() []runtime.SerializerInfo {
+	var out []runtime.SerializerInfo
+	for _, info := range s.NegotiatedSerializer.SupportedMediaTypes() {
+		if info.MediaType != runtime.ContentTypeProtobuf {
+			out = append(out, info)
+		}
+	}
+	return out
 }

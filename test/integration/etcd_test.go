@@ -286,3 +286,43 @@ spec:
 
 	deleteAndWaitForPurge(t, ns, "tls", proc, etcd.URL, tlsConfig, prefix)
 }
+
+// TestPurgeBoundedInTerminatingNamespace: a namespace whose simulator's
+// external etcd cannot be reached (as when that etcd ran in the namespace
+// and went first) still finishes deleting: the simulator lets go of its
+// purge simulatorcontroller.PurgeGiveUpAfter after its deletion, and says
+// so in a PurgeAbandoned Event on the Namespace.
+func TestPurgeBoundedInTerminatingNamespace(t *testing.T) {
+	c := hostCluster(t)
+	ctx := t.Context()
+	ns := createNamespace(t, "purge")
+	// Nothing listens there: every purge fails.
+	s := withFreePorts(t, newSimulator("lost-etcd"))
+	s.Spec.EtcdURL = fmt.Sprintf("http://127.0.0.1:%d", freePorts(t, 1)[0])
+	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForPod(t, ns, "lost-etcd", 1)
+	if err := c.Client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		confirmPodDeletions(ctx, t, ns)
+		_, err := c.Client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("namespace %s still exists %s after its deletion: %v", ns, time.Since(start).Round(time.Second), err)
+	}
+	t.Logf("namespace %s went %s after its deletion", ns, time.Since(start).Round(time.Second))
+	eventually(t, "the PurgeAbandoned Event on the Namespace", func(ctx context.Context) (bool, error) {
+		events, err := c.Client.CoreV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{
+			FieldSelector: "involvedObject.kind=Namespace,involvedObject.name=" + ns + ",reason=PurgeAbandoned",
+		})
+		if err != nil {
+			return false, err
+		}
+		return len(events.Items) == 1 && strings.Contains(events.Items[0].Message, "lost-etcd"), nil
+	})
+}

@@ -607,7 +607,9 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (reque
 		return true, nil
 	}
 	if err := c.purgeExternalEtcd(ctx, s); err != nil {
-		return false, err
+		if !c.abandonPurge(ctx, s, err) {
+			return false, err
+		}
 	}
 	updated := s.DeepCopy()
 	updated.Finalizers = slices.DeleteFunc(updated.Finalizers, func(f string) bool { return f == sim.FinalizerCleanup })
@@ -723,6 +725,36 @@ func (c *Controller) ensureProxyAccount(ctx context.Context, s *v1alpha1.Simulat
 		return err
 	}
 	return ensureObject(ctx, s, "RoleBinding", binding, cachedAs(c.bindings.Namespace(s.Namespace).Get), c.host.RbacV1().RoleBindings(s.Namespace), nil)
+}
+
+// PurgeGiveUpAfter is how long a simulator of a terminating namespace
+// waits for the purge of its keys before it lets go: the namespace, and
+// every deletion that waits on it, must not wait on an etcd that may be
+// going with the namespace.
+const PurgeGiveUpAfter = 30 * time.Second
+
+// abandonPurge says whether the simulator goes without the purge that
+// failed with err: only in a terminating namespace, PurgeGiveUpAfter after
+// the simulator's deletion, with a Warning Event that names the keys left
+// behind.
+func (c *Controller) abandonPurge(ctx context.Context, s *v1alpha1.Simulator, err error) bool {
+	if s.DeletionTimestamp == nil || time.Since(s.DeletionTimestamp.Time) < PurgeGiveUpAfter {
+		return false
+	}
+	ns, nsErr := c.host.CoreV1().Namespaces().Get(ctx, s.Namespace, metav1.GetOptions{})
+	if nsErr != nil || ns.DeletionTimestamp == nil {
+		return false
+	}
+	klog.FromContext(ctx).Info("Gave up purging the simulator's etcd keys: its namespace is being deleted", "simulator", klog.KObj(s), "err", err)
+	if c.recorder != nil {
+		// On the Namespace: a terminating namespace takes no new Events.
+		// (A reference: the recorder's scheme is sim.x-k8s.io's.)
+		ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "Namespace", Name: ns.Name, UID: ns.UID}
+		c.recorder.Eventf(ref, corev1.EventTypeWarning, "PurgeAbandoned",
+			"Simulator %s/%s went without its etcd keys purged: the namespace is being deleted and the keys under %s in %s could not be deleted for %s (%v)",
+			s.Namespace, s.Name, backing.EtcdPrefix(s), s.Spec.EtcdURL, PurgeGiveUpAfter, err)
+	}
+	return true
 }
 
 // purgeExternalEtcd deletes the simulator's keys in its external etcd, with
