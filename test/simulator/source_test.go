@@ -49,7 +49,7 @@ const sourceScheduler = "source-scheduler"
 
 // startSource starts a simulator to mirror, whose scheduler serves only
 // sourceScheduler.
-func startSource(t *testing.T, etcd string) *framework.StandaloneSimulator {
+func startSource(t testing.TB, etcd string) *framework.StandaloneSimulator {
 	t.Helper()
 	config := filepath.Join(t.TempDir(), "scheduler.yaml")
 	if err := os.WriteFile(config, []byte(`apiVersion: kubescheduler.config.k8s.io/v1
@@ -64,7 +64,7 @@ profiles:
 // writeSourceSecret writes the source's Secret as its volume holds it: a
 // kubeconfig of the simulator src's inner kube-apiserver, with its admin's
 // certificate, or with token instead if it is not empty.
-func writeSourceSecret(t *testing.T, dir string, src *framework.StandaloneSimulator, token string) {
+func writeSourceSecret(t testing.TB, dir string, src *framework.StandaloneSimulator, token string) {
 	t.Helper()
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["source"] = &clientcmdapi.Cluster{Server: src.APIURL, CertificateAuthorityData: src.Credentials.CAPEM}
@@ -90,7 +90,7 @@ func writeSourceSecret(t *testing.T, dir string, src *framework.StandaloneSimula
 }
 
 // sourceStatus is GET contract.PathSource.
-func sourceStatus(t *testing.T, sim *framework.StandaloneSimulator) contract.SourceStatus {
+func sourceStatus(t testing.TB, sim *framework.StandaloneSimulator) contract.SourceStatus {
 	t.Helper()
 	code, body := sim.Do(t, http.MethodGet, contract.PathSource, "")
 	if code != http.StatusOK {

@@ -1,0 +1,272 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package source
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/mirror"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+	"sigs.k8s.io/simulator-apiserver/pkg/schedulingresult"
+)
+
+func sourcePod(name, node, rv string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: name, UID: types.UID("source-" + name), ResourceVersion: rv},
+		Spec: corev1.PodSpec{NodeName: node}}
+}
+
+// newTestMirror is a mirror into a fake inner cluster holding inner, with
+// the Pods of known written by it already.
+func newTestMirror(t *testing.T, mode string, known []*corev1.Pod, inner ...runtime.Object) (*Mirror, *fake.Clientset) {
+	t.Helper()
+	c := fake.NewClientset(inner...)
+	m, err := New(Config{Source: &contract.Source{Mode: mode, Dir: "/s"}, Inner: c, ShadowWait: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.queue.ShutDown)
+	pods := mirror.KindOf("pods")
+	for _, p := range known {
+		c, _ := m.copy(pods, p)
+		m.wrote(keyOf(pods, p), desired{kind: pods, obj: c, rv: p.ResourceVersion}, c)
+	}
+	return m, c
+}
+
+// drain writes every queued change.
+func drain(t *testing.T, m *Mirror) {
+	t.Helper()
+	for m.queue.Len() > 0 {
+		m.processNext(context.Background())
+	}
+}
+
+func innerPods(t *testing.T, c *fake.Clientset) map[string]*corev1.Pod {
+	t.Helper()
+	list, err := c.CoreV1().Pods("team").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*corev1.Pod{}
+	for i := range list.Items {
+		out[list.Items[i].Name] = &list.Items[i]
+	}
+	return out
+}
+
+// TestShadow: when the source binds a Pod it showed pending, the source's
+// node wins, and the simulator's decision is kept beside it.
+func TestShadow(t *testing.T) {
+	result := map[string]string{schedulingresult.SummaryAnnotation: `{"outcome":"x"}`}
+	innerPod := func(node string, unschedulable bool, annotations map[string]string) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "p", UID: "inner-p", Annotations: annotations},
+			Spec: corev1.PodSpec{NodeName: node}}
+		if unschedulable {
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}
+		}
+		return p
+	}
+	tests := []struct {
+		name  string
+		mode  string
+		inner *corev1.Pod
+		// want is the Pod inside: its node, and its annotations.
+		wantNode        string
+		wantAnnotations map[string]string
+		wantCounts      contract.ShadowCounts
+	}{
+		{
+			name: "same node: annotated", mode: contract.SourceModeSync,
+			inner:    innerPod("n1", false, result),
+			wantNode: "n1",
+			wantAnnotations: map[string]string{schedulingresult.SummaryAnnotation: `{"outcome":"x"}`,
+				contract.AnnotationShadowNode: "n1", contract.AnnotationShadowAgreement: contract.ShadowSame},
+			wantCounts: contract.ShadowCounts{Same: 1},
+		},
+		{
+			name: "another node: moved to the source's", mode: contract.SourceModeSync,
+			inner:    innerPod("n2", false, result),
+			wantNode: "n1",
+			wantAnnotations: map[string]string{schedulingresult.SummaryAnnotation: `{"outcome":"x"}`,
+				contract.AnnotationShadowNode: "n2", contract.AnnotationShadowAgreement: contract.ShadowOther},
+			wantCounts: contract.ShadowCounts{Other: 1},
+		},
+		{
+			name: "unschedulable inside: bound to the source's", mode: contract.SourceModeSync,
+			inner:    innerPod("", true, result),
+			wantNode: "n1",
+			wantAnnotations: map[string]string{schedulingresult.SummaryAnnotation: `{"outcome":"x"}`,
+				contract.AnnotationShadowNode: "", contract.AnnotationShadowAgreement: contract.ShadowUnschedulable},
+			wantCounts: contract.ShadowCounts{Unschedulable: 1},
+		},
+		{
+			name: "undecided past the wait: bound, not compared", mode: contract.SourceModeSync,
+			inner:    innerPod("", false, nil),
+			wantNode: "n1",
+		},
+		{
+			name: "once: no shadow", mode: contract.SourceModeOnce,
+			inner:           innerPod("n2", false, result),
+			wantNode:        "n1",
+			wantAnnotations: map[string]string{schedulingresult.SummaryAnnotation: `{"outcome":"x"}`},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, c := newTestMirror(t, tc.mode, []*corev1.Pod{sourcePod("p", "", "1")}, tc.inner)
+			m.observe(mirror.KindOf("pods"), watch.Modified, sourcePod("p", "n1", "2"))
+			drain(t, m)
+			got := innerPods(t, c)["p"]
+			if got == nil {
+				t.Fatal("no pod inside")
+			}
+			if got.Spec.NodeName != tc.wantNode {
+				t.Errorf("pod inside on %q, want %q", got.Spec.NodeName, tc.wantNode)
+			}
+			if d := cmp.Diff(tc.wantAnnotations, got.Annotations); d != "" {
+				t.Errorf("annotations (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.wantCounts, m.Status().Shadow); d != "" {
+				t.Errorf("shadow counts (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestShadowOfAPodNotSeenInside: the source showed a Pod pending, then
+// bound, before the mirror wrote it: it is made pending first, for the
+// simulator's scheduler to decide too.
+func TestShadowOfAPodNotSeenInside(t *testing.T) {
+	m, c := newTestMirror(t, contract.SourceModeSync, nil)
+	pods := mirror.KindOf("pods")
+	m.observe(pods, watch.Added, sourcePod("p", "", "1"))
+	m.observe(pods, watch.Modified, sourcePod("p", "n1", "2"))
+	drain(t, m)
+	var created []string
+	for _, a := range c.Actions() {
+		if a.GetVerb() == "create" && a.GetResource().Resource == "pods" {
+			p := a.(interface{ GetObject() runtime.Object }).GetObject().(*corev1.Pod)
+			created = append(created, p.Spec.NodeName)
+		}
+	}
+	// Pending first, then, undecided past the wait, on the source's node.
+	if d := cmp.Diff([]string{"", "n1"}, created); d != "" {
+		t.Errorf("pods created, by node (-want +got):\n%s", d)
+	}
+}
+
+// TestChanges: the source's changes are written inside, and a list after
+// a broken watch deletes what the source no longer has.
+func TestChanges(t *testing.T) {
+	pods := mirror.KindOf("pods")
+	tests := []struct {
+		name   string
+		known  []*corev1.Pod
+		change func(m *Mirror)
+		// want are the Pods inside, by node.
+		want       map[string]string
+		wantCounts map[string]int64
+	}{
+		{
+			name:       "added",
+			change:     func(m *Mirror) { m.observe(pods, watch.Added, sourcePod("a", "n1", "1")) },
+			want:       map[string]string{"a": "n1"},
+			wantCounts: map[string]int64{"pods": 1},
+		},
+		{
+			name:  "deleted",
+			known: []*corev1.Pod{sourcePod("a", "n1", "1"), sourcePod("b", "n1", "1")},
+			change: func(m *Mirror) {
+				m.observe(pods, watch.Deleted, sourcePod("a", "n1", "2"))
+			},
+			want:       map[string]string{"b": "n1"},
+			wantCounts: map[string]int64{"pods": 1},
+		},
+		{
+			name:  "finished: deleted",
+			known: []*corev1.Pod{sourcePod("a", "n1", "1")},
+			change: func(m *Mirror) {
+				p := sourcePod("a", "n1", "2")
+				p.Status.Phase = corev1.PodSucceeded
+				m.observe(pods, watch.Modified, p)
+			},
+			want:       map[string]string{},
+			wantCounts: map[string]int64{},
+		},
+		{
+			name:  "relisted: gone ones deleted, unchanged ones left",
+			known: []*corev1.Pod{sourcePod("a", "n1", "1"), sourcePod("b", "n1", "1")},
+			change: func(m *Mirror) {
+				m.relist(pods, "", []any{sourcePod("a", "n1", "1"), sourcePod("c", "n2", "5")})
+			},
+			want:       map[string]string{"a": "n1", "c": "n2"},
+			wantCounts: map[string]int64{"pods": 2},
+		},
+		{
+			name:  "relisted in a namespace: others' objects left",
+			known: []*corev1.Pod{sourcePod("a", "n1", "1")},
+			change: func(m *Mirror) {
+				m.relist(pods, "elsewhere", nil)
+			},
+			want:       map[string]string{"a": "n1"},
+			wantCounts: map[string]int64{"pods": 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var inner []runtime.Object
+			for _, p := range tc.known {
+				c, _ := pods.Transform(p, nil)
+				inner = append(inner, c)
+			}
+			m, c := newTestMirror(t, contract.SourceModeSync, tc.known, inner...)
+			before := len(c.Actions())
+			tc.change(m)
+			drain(t, m)
+			got := map[string]string{}
+			for name, p := range innerPods(t, c) {
+				got[name] = p.Spec.NodeName
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("pods inside (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.wantCounts, m.Status().Objects); d != "" {
+				t.Errorf("status.objects (-want +got):\n%s", d)
+			}
+			if tc.name == "relisted: gone ones deleted, unchanged ones left" {
+				for _, a := range c.Actions()[before:] {
+					if slices.Contains([]string{"update", "create"}, a.GetVerb()) {
+						if n := a.(interface{ GetObject() runtime.Object }).GetObject().(*corev1.Pod).Name; n == "a" {
+							t.Errorf("unchanged pod a written again: %s", a.GetVerb())
+						}
+					}
+				}
+			}
+		})
+	}
+}
