@@ -174,7 +174,8 @@ func (c completedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(sim.GroupName, Scheme, ParameterCodec, withoutProtobuf{Codecs})
+	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(sim.GroupName, Scheme, ParameterCodec, Codecs)
+	apiGroupInfo.NegotiatedSerializer = withoutProtobuf{Codecs}
 	apiGroupInfo.VersionedResourcesStorageMap["v1alpha1"] = storage
 	if err := genericServer.InstallAPIGroup(&apiGroupInfo); err != nil {
 		return nil, fmt.Errorf("installing %s: %w", sim.GroupName, err)
