@@ -159,15 +159,18 @@ func nodeInformer(client kubernetes.Interface) (informers.SharedInformerFactory,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }),
 		informers.WithTransform(compared))
 	inf := factory.Core().V1().Nodes().Informer()
-	if err := inf.AddIndexers(cache.Indexers{byPool: func(obj interface{}) ([]string, error) {
-		if n, ok := obj.(*corev1.Node); ok {
-			return []string{n.Labels[sim.LabelNodePool]}, nil
-		}
-		return nil, nil
-	}}); err != nil {
+	if err := inf.AddIndexers(cache.Indexers{byPool: poolOf}); err != nil {
 		return nil, nil, err
 	}
 	return factory, inf, nil
+}
+
+// poolOf is the byPool index: the pool whose label a Node carries.
+func poolOf(obj interface{}) ([]string, error) {
+	if n, ok := obj.(*corev1.Node); ok {
+		return []string{n.Labels[sim.LabelNodePool]}, nil
+	}
+	return nil, nil
 }
 
 // forget stops the cache of a simulator that is gone or not Available.

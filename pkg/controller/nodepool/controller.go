@@ -76,6 +76,10 @@ type Controller struct {
 
 	mu        sync.Mutex
 	templates map[types.UID]*compiled
+	// batches holds the running batch of each pool, by namespace/name.
+	batches map[string]*batch
+	// memory holds, by pool, the writes its Node cache may not show yet.
+	memory map[types.UID]*poolMemory
 }
 
 // compiled is a pool's template of one generation, parsed once.
@@ -103,6 +107,8 @@ func New(sims simclientset.Interface, poolInformer siminformers.NodePoolInformer
 		recorder:    recorder,
 		parallelism: DefaultParallelism,
 		templates:   map[types.UID]*compiled{},
+		batches:     map[string]*batch{},
+		memory:      map[types.UID]*poolMemory{},
 		queue:       worker.NewQueue("nodepool"),
 	}
 	// Node events come by the thousand while a pool grows (kwok makes each
@@ -118,9 +124,15 @@ func New(sims simclientset.Interface, poolInformer siminformers.NodePoolInformer
 		return nil, err
 	}
 	if _, err := poolInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueue,
-		UpdateFunc: func(_, obj interface{}) { c.enqueue(obj) },
-		DeleteFunc: c.enqueue,
+		AddFunc: c.enqueue,
+		UpdateFunc: func(_, obj interface{}) {
+			c.stopOutdatedBatch(obj)
+			c.enqueue(obj)
+		},
+		DeleteFunc: func(obj interface{}) {
+			c.stopOutdatedBatch(obj)
+			c.enqueue(obj)
+		},
 	}); err != nil {
 		return nil, err
 	}
@@ -282,10 +294,12 @@ func (c *Controller) template(np *v1alpha1.NodePool) (*compiled, error) {
 	return t, err
 }
 
-func (c *Controller) forgetTemplate(uid types.UID) {
+// forget drops what the reconciler holds of a pool that is gone.
+func (c *Controller) forget(uid types.UID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.templates, uid)
+	delete(c.memory, uid)
 }
 
 // nodeIndex parses the index of a pool's Node from its name; false when

@@ -17,11 +17,13 @@ limitations under the License.
 package nodepool
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +53,18 @@ type op struct {
 	delete bool
 }
 
+// takenRecheck is how often a pool some of whose Node names are held by
+// Nodes it did not make looks again: no event of its own says when they go.
+const takenRecheck = 15 * time.Second
+
+// ReasonNodeNameTaken is the reason of the Ready condition (and of the
+// Event) of a pool some of whose Node names are held by Nodes it did not
+// make.
+const ReasonNodeNameTaken = "NodeNameTaken"
+
+// maxNamed bounds the Node names a condition or Event lists.
+const maxNamed = 5
+
 // tally counts what a batch did.
 type tally struct {
 	// base is how many of the pool's Nodes existed when the batch started.
@@ -58,6 +72,12 @@ type tally struct {
 	created, deleted, failed atomic.Int32
 	mu                       sync.Mutex
 	errs                     []error
+	// gone holds, by name, the UIDs of the Nodes deleted.
+	gone map[string]types.UID
+	// unsure names the Nodes whose write a stopped batch cut short.
+	unsure []string
+	// taken names the pool's Nodes held by Nodes it did not make.
+	taken []string
 }
 
 // exist is how many of the pool's Nodes exist now, by the batch's own count.
@@ -72,12 +92,38 @@ func (t *tally) fail(err error) {
 	}
 }
 
+func (t *tally) goneNode(n *corev1.Node) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.gone == nil {
+		t.gone = map[string]types.UID{}
+	}
+	t.gone[n.Name] = n.UID
+}
+
+func (t *tally) cutShort(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.unsure = append(t.unsure, name)
+}
+
+func (t *tally) nameTaken(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.taken = append(t.taken, name)
+}
+
 // converge makes the simulator hold exactly the pool's Nodes: the missing
 // ones are created, the extra ones (highest indices first) deleted, and
-// those that differ from the template patched.
+// those that differ from the template patched. The batch stops when the
+// pool's spec changes; the next sync converges on the new one.
 func (c *Controller) converge(ctx context.Context, np *v1alpha1.NodePool, cl *cluster, tmpl *compiled) (time.Duration, error) {
+	st := &statusWriter{c: c, np: np}
+	nodes, err := c.resolveUnsure(ctx, np, cl, c.nodesOf(np, cl))
+	if err != nil {
+		return 0, err
+	}
 	desired := int(*np.Spec.Replicas)
-	nodes := cl.PoolNodes(np.Name)
 	present := make([]*corev1.Node, desired)
 	var deletes, checks, creates []op
 	for _, n := range nodes {
@@ -100,39 +146,78 @@ func (c *Controller) converge(ctx context.Context, np *v1alpha1.NodePool, cl *cl
 	slices.SortFunc(deletes, func(a, b op) int { return b.index - a.index })
 	ops := slices.Concat(deletes, creates, checks)
 	if len(ops) == 0 {
-		return 0, c.writeStatus(ctx, np, c.observe(np, cl, int32(len(nodes)), true))
+		c.reportTaken(np, "")
+		return 0, st.write(ctx, c.observe(np, nodes, int32(len(nodes)), true))
 	}
 	logger := klog.FromContext(ctx)
 	if len(deletes)+len(creates) > 0 {
 		logger.V(2).Info("Converging", "nodes", len(nodes), "desired", desired, "create", len(creates), "delete", len(deletes), "check", len(checks))
 	}
+	// A new generation: say at once that the last one's Ready no longer
+	// holds, rather than when the batch ends.
+	if np.Status.ObservedGeneration != np.Generation {
+		if err := st.write(ctx, c.observe(np, nodes, int32(len(nodes)), false)); err != nil {
+			return 0, err
+		}
+		if st.stale {
+			return 0, nil // the pool changed: its event brings it back
+		}
+	}
 
+	bctx, done := c.startBatch(ctx, np)
+	defer done()
 	t := tally{base: int32(len(nodes))}
-	stop := c.reportProgress(ctx, np, cl, &t, len(deletes)+len(creates))
-	workqueue.ParallelizeUntil(ctx, c.parallelism, len(ops), func(p int) {
-		if err := c.apply(ctx, np, cl, tmpl, ops[p], &t); err != nil {
+	stop := c.reportProgress(bctx, st, cl, &t, len(deletes)+len(creates))
+	workqueue.ParallelizeUntil(bctx, c.parallelism, len(ops), func(p int) {
+		if err := c.apply(bctx, np, cl, tmpl, ops[p], &t); err != nil {
+			if bctx.Err() != nil {
+				// Cut short: the write may or may not have happened.
+				t.cutShort(opNodeName(np.Name, ops[p]))
+				return
+			}
 			t.fail(err)
 		}
 	})
 	stop()
+	c.remember(np.UID, &t)
+	if bctx.Err() != nil {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		logger.V(2).Info("Stopped the batch", "cause", context.Cause(bctx), "writes", len(ops),
+			"created", t.created.Load(), "deleted", t.deleted.Load(), "unsure", len(t.unsure))
+		return 0, nil // the pool's event brings it back, to its new spec
+	}
 
+	// Counts from the cache plus what it may not have seen yet; Node events
+	// bring the pool back as Nodes turn Ready.
+	o := c.observe(np, c.nodesOf(np, cl), t.exist(), true)
 	if n := t.failed.Load(); n > 0 {
 		err := fmt.Errorf("%d of %d Node writes failed: %w", n, len(ops), errors.Join(t.errs...))
 		c.recorder.Eventf(np, corev1.EventTypeWarning, "NodeWritesFailed", "%v", err)
-		o := c.observe(np, cl, t.exist(), false)
-		o.reason, o.message = "NodeWritesFailed", err.Error()
-		return 0, errors.Join(err, c.writeStatus(ctx, np, o))
+		o.done, o.reason, o.message = false, "NodeWritesFailed", err.Error()
+		return 0, errors.Join(err, st.write(ctx, o))
 	}
-	if ctx.Err() != nil {
-		return 0, ctx.Err()
+	if len(t.taken) > 0 {
+		o.reason, o.message = ReasonNodeNameTaken, takenMessage(np.Name, t.taken)
+		c.reportTaken(np, o.message)
+		return takenRecheck, st.write(ctx, o)
 	}
-	// Counts from the cache plus what it may not have seen yet; Node events
-	// bring the pool back as Nodes turn Ready.
-	return 0, c.writeStatus(ctx, np, c.observe(np, cl, t.exist(), true))
+	c.reportTaken(np, "")
+	return 0, st.write(ctx, o)
 }
 
-// apply does one op. A create that finds the Node (the cache was behind, or
-// an earlier run made it before crashing) counts as done.
+// opNodeName is the name of the Node an op writes.
+func opNodeName(pool string, o op) string {
+	if o.node != nil {
+		return o.node.Name
+	}
+	return sim.NodeName(pool, o.index)
+}
+
+// apply does one op. A create that finds a Node of the pool (the cache was
+// behind, or an earlier run made it before crashing) counts as done; one
+// that finds a Node the pool did not make leaves it alone and reports it.
 func (c *Controller) apply(ctx context.Context, np *v1alpha1.NodePool, cl *cluster, tmpl *compiled, o op, t *tally) error {
 	nodes := cl.client.CoreV1().Nodes()
 	if o.delete {
@@ -140,6 +225,7 @@ func (c *Controller) apply(ctx context.Context, np *v1alpha1.NodePool, cl *clust
 		err := nodes.Delete(ctx, o.node.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if err == nil || apierrors.IsNotFound(err) {
 			t.deleted.Add(1)
+			t.goneNode(o.node)
 			return nil
 		}
 		if apierrors.IsConflict(err) {
@@ -154,9 +240,16 @@ func (c *Controller) apply(ctx context.Context, np *v1alpha1.NodePool, cl *clust
 	if o.node == nil {
 		bornReady(want, metav1.Now())
 		_, err := nodes.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager})
-		if err == nil || apierrors.IsAlreadyExists(err) {
+		switch {
+		case err == nil:
 			t.created.Add(1)
 			return nil
+		case apierrors.IsAlreadyExists(err):
+			ours, err := c.ours(ctx, cl, np.Name, want.Name, t)
+			if ours {
+				t.created.Add(1)
+			}
+			return err
 		}
 		return fmt.Errorf("creating Node %s: %w", want.Name, err)
 	}
@@ -172,9 +265,14 @@ func (c *Controller) apply(ctx context.Context, np *v1alpha1.NodePool, cl *clust
 		if err := nodes.Delete(ctx, o.node.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting Node %s to make it anew: %w", o.node.Name, err)
 		}
+		t.goneNode(o.node)
 		bornReady(want, metav1.Now())
-		if _, err := nodes.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("making Node %s anew: %w", want.Name, err)
+		if _, err := nodes.Create(ctx, want, metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
+			if !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("making Node %s anew: %w", want.Name, err)
+			}
+			_, err := c.ours(ctx, cl, np.Name, want.Name, t)
+			return err
 		}
 		return nil
 	}
@@ -191,6 +289,57 @@ func (c *Controller) apply(ctx context.Context, np *v1alpha1.NodePool, cl *clust
 	return nil
 }
 
+// ours reads the Node a create found in the way: one with the pool's label
+// is the pool's (its cache had not seen it); any other was made by someone
+// else, which the pool neither counts, overwrites nor deletes, and reports.
+func (c *Controller) ours(ctx context.Context, cl *cluster, pool, name string, t *tally) (bool, error) {
+	n, err := cl.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		// Gone since, most likely: the next sync makes it.
+		return false, fmt.Errorf("reading Node %s, which exists: %w", name, err)
+	}
+	if n.Labels[sim.LabelNodePool] == pool {
+		return true, nil
+	}
+	t.nameTaken(name)
+	return false, nil
+}
+
+// takenMessage says which Node names of the pool others hold, naming a few:
+// a condition's message stays short however many there are.
+func takenMessage(pool string, names []string) string {
+	names = slices.Clone(names)
+	slices.SortFunc(names, func(a, b string) int {
+		i, _ := nodeIndex(pool, a)
+		j, _ := nodeIndex(pool, b)
+		return cmp.Compare(i, j)
+	})
+	shown := strings.Join(names[:min(len(names), maxNamed)], ", ")
+	if more := len(names) - maxNamed; more > 0 {
+		shown += fmt.Sprintf(" and %d more", more)
+	}
+	return fmt.Sprintf("%d of the pool's Node names are taken by Nodes it did not make (without the label %s=%s): %s; "+
+		"the pool leaves them alone and makes its own once they are gone", len(names), sim.LabelNodePool, pool, shown)
+}
+
+// reportTaken posts an Event when the pool's taken Node names change (msg
+// empty: none are).
+func (c *Controller) reportTaken(np *v1alpha1.NodePool, msg string) {
+	c.mu.Lock()
+	m := c.memory[np.UID]
+	if m == nil && msg == "" {
+		c.mu.Unlock()
+		return
+	}
+	m = c.memoryOf(np.UID)
+	changed := m.taken != msg
+	m.taken = msg
+	c.mu.Unlock()
+	if changed && msg != "" {
+		c.recorder.Eventf(np, corev1.EventTypeWarning, ReasonNodeNameTaken, "%s", msg)
+	}
+}
+
 // ignoreNotFound: a Node deleted meanwhile is the next sync's to make.
 func ignoreNotFound(err error) error {
 	if apierrors.IsNotFound(err) {
@@ -201,7 +350,7 @@ func ignoreNotFound(err error) error {
 
 // reportProgress writes the pool's status every progressInterval while a
 // batch of writes runs; the returned func stops it.
-func (c *Controller) reportProgress(ctx context.Context, np *v1alpha1.NodePool, cl *cluster, t *tally, writes int) func() {
+func (c *Controller) reportProgress(ctx context.Context, st *statusWriter, cl *cluster, t *tally, writes int) func() {
 	if writes < 100 {
 		return func() {}
 	}
@@ -216,7 +365,7 @@ func (c *Controller) reportProgress(ctx context.Context, np *v1alpha1.NodePool, 
 			case <-ctx.Done():
 				return
 			case <-ticker.C:
-				if err := c.writeStatus(ctx, np, c.observe(np, cl, t.exist(), false)); err != nil && ctx.Err() == nil {
+				if err := st.write(ctx, c.observe(st.np, c.nodesOf(st.np, cl), t.exist(), false)); err != nil && ctx.Err() == nil {
 					klog.FromContext(ctx).V(2).Info("Writing progress", "err", err)
 				}
 			}
@@ -238,11 +387,12 @@ type observed struct {
 }
 
 // observe reports exist Nodes (counted by the caller, as the cache may lag
-// behind a batch) and the Ready ones among those the pool wants.
-func (c *Controller) observe(np *v1alpha1.NodePool, cl *cluster, exist int32, done bool) observed {
+// behind a batch) and the Ready ones among nodes (the pool's, from nodesOf)
+// that the pool wants.
+func (c *Controller) observe(np *v1alpha1.NodePool, nodes []*corev1.Node, exist int32, done bool) observed {
 	desired := int(*np.Spec.Replicas)
 	var nReady int32
-	for _, n := range cl.PoolNodes(np.Name) {
+	for _, n := range nodes {
 		if i, ok := nodeIndex(np.Name, n.Name); ok && i < desired && n.DeletionTimestamp == nil && ready(n) {
 			nReady++
 		}
@@ -250,15 +400,17 @@ func (c *Controller) observe(np *v1alpha1.NodePool, cl *cluster, exist int32, do
 	return observed{replicas: exist, ready: min(nReady, exist), done: done}
 }
 
-// writeStatus patches the pool's status through nodepools/status when it changed.
-func (c *Controller) writeStatus(ctx context.Context, np *v1alpha1.NodePool, o observed) error {
+// poolStatus is the status of np that o reports. It speaks for np's
+// generation alone: Ready is True only when every write for that
+// generation succeeded and all its Nodes exist and are Ready.
+func poolStatus(np *v1alpha1.NodePool, o observed) *v1alpha1.NodePoolStatus {
 	desired := *np.Spec.Replicas
 	st := np.Status.DeepCopy()
 	st.Replicas, st.ReadyReplicas = o.replicas, o.ready
 	st.Selector = sim.NodePoolSelector(np.Name)
-	if o.done {
-		st.ObservedGeneration = np.Generation
-	}
+	// The reconciler has acted on this generation: the write is conditional
+	// on it (statusWriter).
+	st.ObservedGeneration = np.Generation
 	cond := metav1.Condition{Type: v1alpha1.NodePoolConditionReady, ObservedGeneration: np.Generation}
 	switch {
 	case o.reason != "":
@@ -270,22 +422,56 @@ func (c *Controller) writeStatus(ctx context.Context, np *v1alpha1.NodePool, o o
 		cond.Message = fmt.Sprintf("%d/%d Nodes exist, %d Ready", o.replicas, desired, o.ready)
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)
-	if equality.Semantic.DeepEqual(st, &np.Status) {
+	return st
+}
+
+// statusWriter writes the status of one version of a pool. Each write is
+// conditional on that version (its resourceVersion), so that a status
+// computed for one spec never lands on another: once the pool changes,
+// nothing more is written until the next sync computes it anew.
+type statusWriter struct {
+	c  *Controller
+	np *v1alpha1.NodePool
+	// stale: the pool changed or went since np was read.
+	stale bool
+}
+
+// writeStatus writes np's status once.
+func (c *Controller) writeStatus(ctx context.Context, np *v1alpha1.NodePool, o observed) error {
+	return (&statusWriter{c: c, np: np}).write(ctx, o)
+}
+
+// write patches the pool's status through nodepools/status when it changed.
+func (w *statusWriter) write(ctx context.Context, o observed) error {
+	if w.stale {
+		return nil
+	}
+	st := poolStatus(w.np, o)
+	if equality.Semantic.DeepEqual(st, &w.np.Status) {
 		return nil
 	}
 	// Spelled out: the type's omitempty would drop the zeros (a pool scaled to 0).
-	patch, err := json.Marshal(map[string]interface{}{"status": map[string]interface{}{
-		"replicas": st.Replicas, "readyReplicas": st.ReadyReplicas, "observedGeneration": st.ObservedGeneration,
-		"selector": st.Selector, "conditions": st.Conditions,
-	}})
+	patch, err := json.Marshal(map[string]interface{}{
+		"metadata": map[string]interface{}{"resourceVersion": w.np.ResourceVersion},
+		"status": map[string]interface{}{
+			"replicas": st.Replicas, "readyReplicas": st.ReadyReplicas, "observedGeneration": st.ObservedGeneration,
+			"selector": st.Selector, "conditions": st.Conditions,
+		},
+	})
 	if err != nil {
 		return err
 	}
-	_, err = c.sims.SimV1alpha1().NodePools(np.Namespace).Patch(ctx, np.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager}, "status")
-	if apierrors.IsNotFound(err) {
+	updated, err := w.c.sims.SimV1alpha1().NodePools(w.np.Namespace).Patch(ctx, w.np.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager}, "status")
+	switch {
+	case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
+		// Changed or gone since it was read: its event brings it back.
+		w.stale = true
 		return nil
+	case err != nil:
+		return fmt.Errorf("writing the status of nodepool %s/%s: %w", w.np.Namespace, w.np.Name, err)
 	}
-	return err
+	w.np = updated
+	return nil
 }
 
 // finalize removes the pool's Nodes from its simulator, then lets the pool go.
@@ -339,6 +525,6 @@ func (c *Controller) removeFinalizer(ctx context.Context, np *v1alpha1.NodePool)
 		// Gone, or changed: its event brings it back if there is more to do.
 		err = nil
 	}
-	c.forgetTemplate(np.UID)
+	c.forget(np.UID)
 	return err
 }
