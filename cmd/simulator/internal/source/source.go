@@ -642,7 +642,7 @@ func (m *Mirror) copyAll(ctx context.Context, all []desired) {
 			m.queue.AddRateLimited(k.(objKey))
 			return true
 		})
-		logger.V(1).Info("Copied a tier", "tier", t, "objects", len(items), "failed", n, "elapsed", time.Since(start).Round(time.Millisecond))
+		logger.Info("Copied a tier", "tier", t, "objects", len(items), "failed", n, "elapsed", time.Since(start).Round(time.Millisecond))
 	}
 }
 
