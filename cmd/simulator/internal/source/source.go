@@ -61,7 +61,7 @@ const (
 	// pageSize is the source's list page.
 	pageSize = 500
 	// maxRetries bounds the writes of one change that the inner cluster
-	// refuses (with backoff, about 10 s in all).
+	// refuses (with backoff, about 5 s in all).
 	maxRetries = 10
 )
 
