@@ -318,8 +318,8 @@ func takenMessage(pool string, names []string) string {
 	if more := len(names) - maxNamed; more > 0 {
 		shown += fmt.Sprintf(" and %d more", more)
 	}
-	return fmt.Sprintf("%d of the pool's Node names are taken by Nodes it did not make (without the label %s=%s): %s; "+
-		"the pool leaves them alone and makes its own once they are gone", len(names), sim.LabelNodePool, pool, shown)
+	return fmt.Sprintf("Node names taken by Nodes the pool did not make (without the label %s=%s): %s; "+
+		"the pool leaves them alone and makes its own once they are gone", sim.LabelNodePool, pool, shown)
 }
 
 // reportTaken posts an Event when the pool's taken Node names change (msg
@@ -495,8 +495,18 @@ func (c *Controller) finalize(ctx context.Context, np *v1alpha1.NodePool, s *v1a
 	if !cl.informer.HasSynced() {
 		return 100 * time.Millisecond, nil
 	}
-	var ops []op
-	for _, n := range cl.PoolNodes(np.Name) {
+	return c.removeNodes(ctx, np, cl)
+}
+
+// removeNodes deletes the pool's Nodes, then lets the pool go once the
+// simulator holds none.
+func (c *Controller) removeNodes(ctx context.Context, np *v1alpha1.NodePool, cl *cluster) (time.Duration, error) {
+	nodes, err := c.resolveUnsure(ctx, np, cl, c.nodesOf(np, cl))
+	if err != nil {
+		return 0, err
+	}
+	ops := make([]op, 0, len(nodes))
+	for _, n := range nodes {
 		i, _ := nodeIndex(np.Name, n.Name)
 		ops = append(ops, op{index: i, node: n, delete: true})
 	}
@@ -506,6 +516,7 @@ func (c *Controller) finalize(ctx context.Context, np *v1alpha1.NodePool, s *v1a
 			t.fail(err)
 		}
 	})
+	c.remember(np.UID, &t)
 	if n := t.failed.Load(); n > 0 {
 		err := fmt.Errorf("%d of %d Node deletions failed: %w", n, len(ops), errors.Join(t.errs...))
 		c.recorder.Eventf(np, corev1.EventTypeWarning, "NodeWritesFailed", "%v", err)
@@ -513,6 +524,16 @@ func (c *Controller) finalize(ctx context.Context, np *v1alpha1.NodePool, s *v1a
 	}
 	if len(ops) > 0 {
 		klog.FromContext(ctx).V(2).Info("Removed the pool's Nodes", "nodes", len(ops))
+	}
+	// The cache may not show yet a Node made just before (by a batch the
+	// deletion stopped): the pool stays until the simulator holds none.
+	left, err := cl.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: sim.NodePoolSelector(np.Name), Limit: 1})
+	if err != nil {
+		return 0, fmt.Errorf("listing the pool's Nodes left: %w", err)
+	}
+	if len(left.Items) > 0 && left.Items[0].DeletionTimestamp == nil {
+		klog.FromContext(ctx).V(2).Info("Nodes of the pool left", "node", left.Items[0].Name)
+		return nodeEventDelay, nil
 	}
 	return 0, c.removeFinalizer(ctx, np)
 }

@@ -371,7 +371,7 @@ func TestTakenMessageIsBounded(t *testing.T) {
 		names = append(names, sim.NodeName("p", 4999-i))
 	}
 	msg := takenMessage("p", names)
-	if !strings.Contains(msg, "5000 of") || !strings.Contains(msg, "p-0, p-1, p-2, p-3, p-4 and 4995 more") {
+	if !strings.Contains(msg, "p-0, p-1, p-2, p-3, p-4 and 4995 more") {
 		t.Errorf("message %q", msg)
 	}
 	if len(msg) > 512 {
@@ -474,5 +474,32 @@ func TestPoolStatus(t *testing.T) {
 				t.Errorf("observedGeneration %d (condition %d), want 4", st.ObservedGeneration, c.ObservedGeneration)
 			}
 		})
+	}
+}
+
+// TestRemoveNodesWaitsForNodesTheCacheMissed deletes a pool whose cache
+// does not show yet a Node made just before: the pool keeps its finalizer
+// until that Node is gone too.
+func TestRemoveNodesWaitsForNodesTheCacheMissed(t *testing.T) {
+	np := newPool("p", 2)
+	np.Finalizers = []string{sim.FinalizerCleanup}
+	np.DeletionTimestamp = ptr.To(metav1.Now())
+	f := newFixture(t, np, poolNode(t, np, 0), poolNode(t, np, 1))
+	f.catchUp(t, "p-1")
+	if after, err := f.c.removeNodes(t.Context(), np, f.cl); err != nil || after == 0 {
+		t.Errorf("removeNodes = %v, %v; want to look again", after, err)
+	}
+	if got := f.pool(t, "p"); !slices.Contains(got.Finalizers, sim.FinalizerCleanup) {
+		t.Fatalf("the finalizer went with p-1 still in the simulator: %v", f.names(t))
+	}
+	f.catchUp(t)
+	if after, err := f.c.removeNodes(t.Context(), f.pool(t, "p"), f.cl); err != nil || after != 0 {
+		t.Errorf("removeNodes = %v, %v; want done", after, err)
+	}
+	if names := f.names(t); len(names) != 0 {
+		t.Errorf("Nodes left: %v", names)
+	}
+	if got := f.pool(t, "p"); slices.Contains(got.Finalizers, sim.FinalizerCleanup) {
+		t.Errorf("the finalizer stayed: %v", got.Finalizers)
 	}
 }
