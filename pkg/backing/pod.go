@@ -180,6 +180,7 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 		Port:                int(s.Spec.SimulatorServerPort),
 		EtcdURL:             etcdURL,
 		CredentialsDir:      contract.CredentialsDir,
+		DataDir:             contract.PodDataDir,
 		EtcdPrefix:          EtcdPrefix(s),
 		SchedulerConfigPath: s.Spec.KubeSchedulerConfigurationPath,
 		CORSAllowedOrigins:  s.Spec.CORSAllowedOriginList,

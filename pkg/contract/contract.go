@@ -92,6 +92,11 @@ const (
 	// image's /tmp.
 	TmpVolume = "tmp"
 	TmpDir    = "/tmp"
+	// PodDataDir is the simulator's data directory in a Pod: in the tmp
+	// volume, which outlives a restart of the simulator container, so that
+	// the scheduler configuration set through its API and the scheduling
+	// results survive one, as the inner objects do in the etcd container.
+	PodDataDir = TmpDir + "/simulator"
 )
 
 // ServerOwnedVolumes are the Pod's volumes a podTemplate may not replace,

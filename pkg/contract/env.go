@@ -35,11 +35,14 @@ type Environment struct {
 	EtcdTLSDir          string
 	// Source is what to mirror (spec.source); nil means nothing.
 	Source *Source
+	// DataDir is where the simulator keeps what it generates and records;
+	// empty means a temporary directory, gone when the simulator ends (in
+	// a Pod, PodDataDir).
+	DataDir string
 
 	// Outside a Pod (the simulator as host processes), where the fixed
 	// ports, addresses and paths of a Pod do not hold.
 	BinDir                 string
-	DataDir                string
 	SchedulerPort          int
 	KwokPort               int
 	BindAddress            string

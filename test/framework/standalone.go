@@ -58,6 +58,9 @@ type StandaloneSimulator struct {
 	Credentials Credentials
 	// Started is when it was started.
 	Started time.Time
+
+	env    []string
+	binary string
 }
 
 // Credentials are the files of a simulator's credentials directory
@@ -132,8 +135,19 @@ func StartStandaloneSimulator(tb testing.TB, etcdURL, etcdPrefix string, extraEn
 		CORSAllowedOrigins: []string{"http://localhost:3000"},
 	}
 	s.Started = time.Now()
-	s.TestProcess = StartTestProcess(tb, simulatorBinary, dir, append(env.Strings(), extraEnv...), binary)
+	s.env, s.binary = append(env.Strings(), extraEnv...), binary
+	s.TestProcess = StartTestProcess(tb, simulatorBinary, dir, s.env, binary)
 	return s
+}
+
+// Restart stops the simulator and starts it again with the same
+// environment, directories and ports, as the kubelet restarts a container
+// of a Pod whose volumes stay: it does not wait for it to be ready.
+func (s *StandaloneSimulator) Restart(tb testing.TB) {
+	tb.Helper()
+	s.Stop(tb, 30*time.Second)
+	s.Started = time.Now()
+	s.TestProcess = StartTestProcess(tb, simulatorBinary, s.Dir, s.env, s.binary)
 }
 
 // ServerClient is a client of the simulator server (TLS, the simulator

@@ -20,14 +20,15 @@ limitations under the License.
 package app
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"strconv"
 	"sync"
@@ -97,9 +98,10 @@ func Run(ctx context.Context, o *config.Options) error {
 	// delay the whole start by a process start (issue 13, create → Available).
 	configChecked := make(chan struct{})
 	configFailed := make(chan error, 1)
+	schedConfig := &schedulerConfig{store: store, initial: initial, setFile: layout.SchedulerConfigSet()}
 	go func() {
 		defer close(configChecked)
-		if _, err := store.Set(ctx, initial); err != nil {
+		if err := schedConfig.start(ctx); err != nil {
 			configFailed <- fmt.Errorf("scheduler configuration %q: %w", o.SchedulerConfigPath, err)
 		}
 	}()
@@ -173,6 +175,7 @@ func Run(ctx context.Context, o *config.Options) error {
 		BeforeStart: func(ctx context.Context) error { return waitForEtcd(ctx, etcdListening, etcdStartWait) },
 	})
 	scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForConfigAndAPIServing})
+	schedConfig.scheduler = scheduler
 	kwok := supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer})
 	controllers := supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout), supervisor.Options{BeforeStart: waitForAPIServer})
 	children := []*supervisor.Process{apiserver, scheduler, kwok, controllers}
@@ -210,7 +213,7 @@ func Run(ctx context.Context, o *config.Options) error {
 	checks := []server.Check{apiReady, schedulerHealthy, sandboxReady}
 	handler := server.NewHandler(server.Config{
 		Checks:          checks,
-		SchedulerConfig: &schedulerConfig{store: store, scheduler: scheduler, initial: initial},
+		SchedulerConfig: schedConfig,
 		Resetter:        &reset.Resetter{Discovery: client.Discovery(), Metadata: metadataClient, Client: client},
 		Processes: func() []supervisor.Status {
 			out := make([]supervisor.Status, 0, len(children))
@@ -442,6 +445,35 @@ type schedulerConfig struct {
 	// initial is the simulator's own configuration (its spec's; nil for
 	// the default), which Restore puts back.
 	initial []byte
+	// setFile keeps the configuration set through the API while it is in
+	// effect, so that a restarted simulator runs it again.
+	setFile string
+	// custom says whether a configuration set through the API is in effect.
+	custom atomic.Bool
+}
+
+// start makes the configuration the simulator last ran the one in effect:
+// the one set through the API, kept in setFile, else its own.
+func (s *schedulerConfig) start(ctx context.Context) error {
+	set, err := os.ReadFile(s.setFile)
+	switch {
+	case err == nil:
+		if _, err := s.store.Set(ctx, set); err == nil {
+			s.custom.Store(true)
+			klog.FromContext(ctx).Info("Running the scheduler configuration set through the API before the restart")
+			return nil
+		} else {
+			// The same binary took it before: only a file damaged since.
+			klog.FromContext(ctx).Error(err, "The scheduler configuration set through the API before the restart is refused now; running the simulator's own")
+		}
+		if err := os.Remove(s.setFile); err != nil {
+			return fmt.Errorf("removing %s: %w", s.setFile, err)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("reading %s: %w", s.setFile, err)
+	}
+	_, err = s.store.Set(ctx, s.initial)
+	return err
 }
 
 func (s *schedulerConfig) Effective() []byte { return s.store.Effective() }
@@ -451,18 +483,47 @@ func (s *schedulerConfig) Update(ctx context.Context, data []byte) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
+	// Kept before kube-scheduler restarts with it: a simulator restarted
+	// from here on runs what its API answered.
+	if err := writeFileAtomic(s.setFile, data); err != nil {
+		return nil, fmt.Errorf("keeping the configuration for a restart: %w", err)
+	}
+	s.custom.Store(true)
 	s.scheduler.Restart()
 	return effective, nil
 }
 
 func (s *schedulerConfig) Restore(ctx context.Context) (bool, error) {
-	if bytes.Equal(s.store.Effective(), s.store.First()) {
+	if !s.custom.Load() {
 		return false, nil
 	}
-	if _, err := s.Update(ctx, s.initial); err != nil {
+	if _, err := s.store.Set(ctx, s.initial); err != nil {
 		return false, err
 	}
+	if err := os.Remove(s.setFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("removing %s: %w", s.setFile, err)
+	}
+	s.custom.Store(false)
+	s.scheduler.Restart()
 	return true, nil
+}
+
+// writeFileAtomic writes data to path through a rename, so that a crash
+// leaves the old file or the new one, never half of one.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	_, err = tmp.Write(data)
+	if closeErr := tmp.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // newMirror returns the mirror of o.Source into the inner cluster, whose

@@ -135,6 +135,11 @@ func (l Layout) AdminKubeconfig() string { return filepath.Join(l.Dir, "admin.ku
 // SchedulerConfig is the KubeSchedulerConfiguration kube-scheduler runs.
 func (l Layout) SchedulerConfig() string { return filepath.Join(l.Dir, "kube-scheduler.yaml") }
 
+// SchedulerConfigSet is the configuration last set through the simulator's
+// API, kept so that a restarted simulator runs it again; absent while the
+// simulator's own is in effect.
+func (l Layout) SchedulerConfigSet() string { return filepath.Join(l.Dir, "kube-scheduler.set") }
+
 // SchedulingResults is where the scheduler keeps the full result of each
 // Pod's latest scheduling attempt, for the simulator's HTTP API.
 func (l Layout) SchedulingResults() string { return filepath.Join(l.Dir, "scheduling-results") }

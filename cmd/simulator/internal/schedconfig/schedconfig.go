@@ -124,12 +124,9 @@ type Store struct {
 	kubeconfig string
 	checker    Checker
 
-	// mu serializes updates; effective and first are read under it too.
+	// mu serializes updates; effective is read under it too.
 	mu        sync.Mutex
 	effective []byte
-	// first is the configuration of the first successful Set: the
-	// simulator's own.
-	first []byte
 }
 
 // NewStore keeps the configuration in path; kubeconfig is what
@@ -147,14 +144,6 @@ func (s *Store) Effective() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.effective
-}
-
-// First is the completed configuration of the first successful Set (the
-// simulator's own); nil before.
-func (s *Store) First() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.first
 }
 
 // Set checks data and, if kube-scheduler accepts it, makes it the
@@ -188,9 +177,6 @@ func (s *Store) Set(ctx context.Context, data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("installing the configuration: %w", err)
 	}
 	s.effective = effective
-	if s.first == nil {
-		s.first = effective
-	}
 	klog.FromContext(ctx).Info("Scheduler configuration accepted", "path", s.path)
 	return effective, nil
 }
