@@ -91,7 +91,7 @@ func Status(s *sim.Simulator, pod *corev1.Pod) sim.SimulatorStatus {
 		LastTransitionTime: since,
 		Reason:             reason,
 		Message:            st.Message,
-	}}
+	}, innerStateCondition(s, st.ObservedGeneration)}
 	st.Source = sourceStatus(s)
 	return st
 }

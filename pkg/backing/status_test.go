@@ -144,7 +144,9 @@ func TestStatusPhases(t *testing.T) {
 			if st.KubeAPIServerURL != "https://sim-example.ns.svc:3131" {
 				t.Errorf("URL %q", st.KubeAPIServerURL)
 			}
-			if len(st.Conditions) != 1 || (st.Conditions[0].Status == metav1.ConditionTrue) != (tc.phase == sim.SimulatorAvailable) {
+			// Available first, which the reconciler's digest reads, then InnerStatePreserved.
+			if len(st.Conditions) != 2 || st.Conditions[0].Type != sim.SimulatorConditionAvailable ||
+				(st.Conditions[0].Status == metav1.ConditionTrue) != (tc.phase == sim.SimulatorAvailable) {
 				t.Fatalf("Available condition %+v for phase %s", st.Conditions, st.Phase)
 			}
 			reason := tc.reason

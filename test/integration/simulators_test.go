@@ -28,6 +28,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -442,12 +443,20 @@ func TestSimulatorEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	makeReady(t, waitForPod(t, ns, "ev", 1))
-	waitForPhase(t, c, ns, "ev", v1alpha1.SimulatorAvailable)
+	first := waitForPhase(t, c, ns, "ev", v1alpha1.SimulatorAvailable)
+	if preserved := meta.FindStatusCondition(first.Status.Conditions, v1alpha1.SimulatorConditionInnerStatePreserved); preserved == nil || preserved.Status != metav1.ConditionTrue {
+		t.Errorf("InnerStatePreserved of a new simulator: %+v, want True", preserved)
+	}
 	if _, err := sims.Patch(ctx, "ev", types.MergePatchType, []byte(`{"spec":{"corsAllowedOriginList":["https://ui.example"]}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	makeReady(t, waitForPod(t, ns, "ev", 2))
-	waitForPhase(t, c, ns, "ev", v1alpha1.SimulatorAvailable)
+	second := waitForPhase(t, c, ns, "ev", v1alpha1.SimulatorAvailable)
+	preserved := meta.FindStatusCondition(second.Status.Conditions, v1alpha1.SimulatorConditionInnerStatePreserved)
+	if preserved == nil || preserved.Status != metav1.ConditionFalse || preserved.Reason != "PodReplaced" ||
+		!strings.Contains(preserved.Message, "the inner cluster starts empty") {
+		t.Errorf("InnerStatePreserved after a spec change replaced the Pod: %+v, want False, PodReplaced, saying the inner cluster starts empty", preserved)
+	}
 
 	want := map[string]string{
 		"PodCreated":  "Created Pod sim-ev-g1",

@@ -53,10 +53,14 @@ const (
 	// AnnotationSourceStatus is the simulator's last report of its source
 	// (contract.SourceStatus, JSON), which status.source shows.
 	AnnotationSourceStatus = "sim.x-k8s.io/source-status"
+	// AnnotationInnerStateReset says when and why the simulator's inner
+	// cluster last started over (backing.InnerStateReset, JSON): its
+	// InnerStatePreserved condition.
+	AnnotationInnerStateReset = "sim.x-k8s.io/inner-state-reset"
 )
 
 // ServerAnnotations are the annotations only the server writes.
-var ServerAnnotations = []string{AnnotationNotOwned, AnnotationObservedStatus, AnnotationSourceStatus}
+var ServerAnnotations = []string{AnnotationNotOwned, AnnotationObservedStatus, AnnotationSourceStatus, AnnotationInnerStateReset}
 
 // ReservedPorts returns the Pod ports a spec may not use, and what uses them.
 // The etcd ports are taken only when the Pod runs its own etcd.

@@ -131,6 +131,8 @@ const (
 const (
 	// SimulatorConditionAvailable is True when the inner kube-apiserver and scheduler are ready.
 	SimulatorConditionAvailable = "Available"
+	// SimulatorConditionInnerStatePreserved is False once the inner cluster started over.
+	SimulatorConditionInnerStatePreserved = "InnerStatePreserved"
 )
 
 // SimulatorStatus is computed from the backing Pod on every read.

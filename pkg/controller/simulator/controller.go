@@ -476,13 +476,18 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 		return false, fmt.Errorf("building the Pod: %w", err)
 	}
 	if lingering && s.Spec.EtcdURL != "" {
-		// The Pod's deletion brings the simulator back here; said now, as
-		// the Pod that goes is known now.
-		if replaced != nil || failedPod != nil {
-			c.podEvent(s, pod.Name, replaced, failedPod)
-		}
+		// The Pod's deletion brings the simulator back here.
 		logger.V(2).Info("Waiting for the simulator's other Pods to end: they share its etcd", "pod", klog.KObj(pod))
 		return true, nil
+	}
+	reason, message := whyNewPod(s, pod.Name, replaced, failedPod)
+	if reason != "" && s.Spec.EtcdURL == "" {
+		// Recorded before the Pod is made: once it is, nothing says the
+		// state that went with the old Pod is gone.
+		reset := backing.InnerStateReset{Time: metav1.Now(), Reason: reason, Message: message}
+		if err := c.patchAnnotations(ctx, s, map[string]any{sim.AnnotationInnerStateReset: reset.String()}); err != nil {
+			return false, fmt.Errorf("recording that the inner cluster starts over: %w", err)
+		}
 	}
 	pods := c.host.CoreV1().Pods(s.Namespace)
 	_, err = pods.Create(ctx, pod, metav1.CreateOptions{})
@@ -495,33 +500,39 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 		return false, fmt.Errorf("creating Pod %s: %w", pod.Name, err)
 	}
 	logger.V(2).Info("Created Pod", "pod", klog.KObj(pod))
-	c.podEvent(s, pod.Name, replaced, failedPod)
+	if c.recorder != nil {
+		eventType := corev1.EventTypeNormal
+		if reason != "" {
+			eventType = corev1.EventTypeWarning
+		} else {
+			reason = "PodCreated"
+		}
+		c.recorder.Event(s, eventType, reason, message)
+	}
 	return false, nil
 }
 
-// podEvent says why the Pod named name was made, and whether the inner
-// cluster starts over: a new Pod with the embedded etcd has none of what
-// users made inside.
-func (c *Controller) podEvent(s *v1alpha1.Simulator, name string, replaced, failed *corev1.Pod) {
-	if c.recorder == nil {
-		return
-	}
+// whyNewPod says why the Pod named name is made, for its Event: a reason
+// and a message saying whether the inner cluster starts over. The reason is
+// empty for the simulator's first Pod. A replaced or failed Pod the same
+// sync deleted is the why; else the Pod the status last showed, which may
+// have gone since.
+func whyNewPod(s *v1alpha1.Simulator, name string, replaced, failed *corev1.Pod) (reason, message string) {
 	lost := "the inner cluster starts empty (its etcd was the Pod's)"
 	if s.Spec.EtcdURL != "" {
 		lost = "the inner cluster keeps its objects (external etcd), and the new Pod starts once the old one has ended"
 	}
-	switch {
+	switch last := observedStatus(s).podName; {
 	case replaced != nil:
-		c.recorder.Eventf(s, corev1.EventTypeWarning, "PodReplaced",
-			"The spec changed (generation %d to %d): Pod %s replaces %s; %s", backing.PodGeneration(replaced), s.Generation, name, replaced.Name, lost)
+		return "PodReplaced", fmt.Sprintf("The spec changed (generation %d to %d): Pod %s replaces %s; %s", backing.PodGeneration(replaced), s.Generation, name, replaced.Name, lost)
 	case failed != nil:
-		c.recorder.Eventf(s, corev1.EventTypeWarning, "PodRecreated",
-			"Pod %s %s (%s): Pod %s replaces it; %s", failed.Name, failed.Status.Phase, failed.Status.Reason, name, lost)
-	case observedStatus(s).podName == name:
-		c.recorder.Eventf(s, corev1.EventTypeWarning, "PodRecreated", "Pod %s was gone: made it again; %s", name, lost)
-	default:
-		c.recorder.Eventf(s, corev1.EventTypeNormal, "PodCreated", "Created Pod %s", name)
+		return "PodRecreated", fmt.Sprintf("Pod %s %s (%s): Pod %s replaces it; %s", failed.Name, failed.Status.Phase, failed.Status.Reason, name, lost)
+	case last == name:
+		return "PodRecreated", fmt.Sprintf("Pod %s was gone: made it again; %s", name, lost)
+	case last != "":
+		return "PodReplaced", fmt.Sprintf("Pod %s replaces %s (generation %d); %s", name, last, s.Generation, lost)
 	}
+	return "", "Created Pod " + name
 }
 
 func (c *Controller) deletePod(ctx context.Context, pod *corev1.Pod) error {

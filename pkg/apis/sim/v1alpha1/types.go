@@ -206,6 +206,11 @@ const (
 const (
 	// SimulatorConditionAvailable is True when the inner kube-apiserver and scheduler are ready.
 	SimulatorConditionAvailable = "Available"
+	// SimulatorConditionInnerStatePreserved is False once the inner cluster
+	// started over (a new Pod without an external etcd: what users made
+	// inside is gone), with why and when; True while it holds everything
+	// made inside since the simulator was created.
+	SimulatorConditionInnerStatePreserved = "InnerStatePreserved"
 )
 
 // SimulatorStatus is computed from the backing Pod on every read.
