@@ -20,10 +20,13 @@ limitations under the License.
 package app
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -211,6 +214,10 @@ func Run(ctx context.Context, o *config.Options) error {
 		return granter.Ensure(ctx)
 	}}
 	checks := []server.Check{apiReady, schedulerHealthy, sandboxReady}
+	importer, err := newImporter(restConfig, filepath.Join(dataDir, "import"), schedConfig)
+	if err != nil {
+		return err
+	}
 	handler := server.NewHandler(server.Config{
 		Checks:          checks,
 		SchedulerConfig: schedConfig,
@@ -225,6 +232,7 @@ func Run(ctx context.Context, o *config.Options) error {
 		AllowedOrigins:       origins,
 		SchedulingResultsDir: layout.SchedulingResults(),
 		Snapshotter:          snapshotter{client},
+		Importer:             importer,
 		Source:               src,
 	})
 	// The server is TLS with the inner apiserver's serving certificate, and
@@ -281,6 +289,13 @@ func Run(ctx context.Context, o *config.Options) error {
 		_ = wait.PollUntilContextCancel(clientsCtx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 			return granter.Ensure(ctx) == nil, nil
 		})
+	})
+	// Imports are written once kube-apiserver is ready; one accepted
+	// earlier waits.
+	clientsDone.Go(func() {
+		if waitForAPIServer(clientsCtx) == nil {
+			importer.Run(clientsCtx)
+		}
 	})
 	if mirrorSource != nil {
 		clientsDone.Go(func() {
@@ -526,18 +541,29 @@ func writeFileAtomic(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// newMirror returns the mirror of o.Source into the inner cluster, whose
-// admin's configuration is inner. Its writes are protobuf and not rate
-// limited: the copy's workers bound them, and the copy is to be fast.
-func newMirror(o *config.Options, inner *rest.Config) (*source.Mirror, error) {
+// copyClient is a client of the inner cluster, whose admin's configuration
+// is inner, for copying objects in (the source mirror, the import). Its
+// writes are protobuf and not rate limited: the copy's workers bound them,
+// and the copy is to be fast.
+func copyClient(inner *rest.Config, userAgent string) (kubernetes.Interface, error) {
 	cfg := rest.CopyConfig(inner)
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 	cfg.QPS, cfg.Burst = -1, 0
-	cfg.UserAgent = "simulator-source-mirror"
+	cfg.UserAgent = userAgent
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("creating the mirror's kube-apiserver client: %w", err)
+		return nil, fmt.Errorf("creating the %s kube-apiserver client: %w", userAgent, err)
+	}
+	return client, nil
+}
+
+// newMirror returns the mirror of o.Source into the inner cluster, whose
+// admin's configuration is inner.
+func newMirror(o *config.Options, inner *rest.Config) (*source.Mirror, error) {
+	client, err := copyClient(inner, "simulator-source-mirror")
+	if err != nil {
+		return nil, err
 	}
 	return source.New(source.Config{
 		Source: o.Source,
@@ -548,13 +574,32 @@ func newMirror(o *config.Options, inner *rest.Config) (*source.Mirror, error) {
 	})
 }
 
-// snapshotter exports and imports the inner cluster's scenario.
+// snapshotter exports the inner cluster's scenario.
 type snapshotter struct{ client kubernetes.Interface }
 
-func (s snapshotter) Export(ctx context.Context) (*snapshot.Snapshot, error) {
-	return snapshot.Export(ctx, s.client)
+func (s snapshotter) Export(ctx context.Context, schedulerConfig []byte, w io.Writer) error {
+	return snapshot.Export(ctx, s.client, schedulerConfig, w)
 }
 
-func (s snapshotter) Import(ctx context.Context, snap *snapshot.Snapshot) (snapshot.Result, error) {
-	return snapshot.Import(ctx, s.client, snap)
+// newImporter returns the importer of scenarios into the inner cluster,
+// keeping its documents in dir. A document's scheduler configuration is
+// applied unless it is the one in effect already (an export's is): a
+// resumed import does not restart the scheduler for nothing.
+func newImporter(inner *rest.Config, dir string, sc server.SchedulerConfig) (*snapshot.Importer, error) {
+	client, err := copyClient(inner, "simulator-import")
+	if err != nil {
+		return nil, err
+	}
+	return snapshot.New(snapshot.Config{
+		Client: client,
+		Dir:    dir,
+		SchedulerConfig: func(ctx context.Context, data []byte) error {
+			var doc, effective bytes.Buffer
+			if json.Compact(&doc, data) == nil && json.Compact(&effective, sc.Effective()) == nil && bytes.Equal(doc.Bytes(), effective.Bytes()) {
+				return nil
+			}
+			_, err := sc.Update(ctx, data)
+			return err
+		},
+	})
 }

@@ -56,6 +56,15 @@ func (w *Writer) Apply(ctx context.Context, k *Kind, obj Object) (Object, error)
 	return w.update(ctx, k, existing, obj)
 }
 
+// Create creates obj, a copy from Kind.Transform, and its namespace first
+// if the cluster lacks it; it returns the object as the cluster holds it.
+// Unlike Apply it leaves an object that exists as it is: the error is then
+// an AlreadyExists (apierrors.IsAlreadyExists), so that an import done
+// twice changes nothing the second time.
+func (w *Writer) Create(ctx context.Context, k *Kind, obj Object) (Object, error) {
+	return w.create(ctx, k, obj)
+}
+
 // create creates obj, and its namespace first if the cluster lacks it (its
 // Namespace object may be filtered out, or not readable).
 func (w *Writer) create(ctx context.Context, k *Kind, obj Object) (Object, error) {

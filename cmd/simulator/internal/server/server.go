@@ -83,8 +83,12 @@ type Config struct {
 	// SchedulingResultsDir holds the scheduler's full results (see
 	// contract.PathSchedulingResults).
 	SchedulingResultsDir string
-	// Snapshotter serves the scenario's export and import.
+	// Snapshotter serves the scenario's export, Importer its import.
 	Snapshotter Snapshotter
+	Importer    Importer
+	// MaxImportBytes bounds an imported document; 0 means
+	// contract.MaxImportBytes.
+	MaxImportBytes int64
 	// Source is the mirror of the simulator's source; nil when it has none.
 	Source Source
 }
@@ -103,6 +107,9 @@ func NewHandler(cfg Config) http.Handler {
 	if cfg.CheckTimeout == 0 {
 		cfg.CheckTimeout = 3 * time.Second
 	}
+	if cfg.MaxImportBytes == 0 {
+		cfg.MaxImportBytes = contract.MaxImportBytes
+	}
 	s := &server{cfg: cfg}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+contract.PathHealthz, func(w http.ResponseWriter, _ *http.Request) { writeText(w, http.StatusOK, "ok") })
@@ -114,7 +121,10 @@ func NewHandler(cfg Config) http.Handler {
 	mux.HandleFunc("GET "+contract.PathSchedulingResults+"/{namespace}/{name}", s.getSchedulingResult)
 	if cfg.Snapshotter != nil {
 		mux.HandleFunc("GET "+contract.PathExport, s.export)
+	}
+	if cfg.Importer != nil {
 		mux.HandleFunc("POST "+contract.PathImport, s.importSnapshot)
+		mux.HandleFunc("GET "+contract.PathImport, s.importStatus)
 	}
 	mux.HandleFunc("GET "+contract.PathSource, s.sourceStatus)
 	mux.HandleFunc("GET "+contract.PathSourceTrace, s.sourceTrace)

@@ -18,65 +18,96 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 
 	"k8s.io/klog/v2"
 
-	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/schedconfig"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/snapshot"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 )
 
-// maxSnapshot bounds an imported scenario (5,000 nodes and their pods
-// take a few tens of MiB).
-const maxSnapshot = 256 << 20
-
-// Snapshotter reads and recreates the inner cluster's scenario.
+// Snapshotter exports the inner cluster's scenario.
 type Snapshotter interface {
-	Export(ctx context.Context) (*snapshot.Snapshot, error)
-	Import(ctx context.Context, s *snapshot.Snapshot) (snapshot.Result, error)
+	// Export writes the scenario, with schedulerConfig, to w as it reads it.
+	Export(ctx context.Context, schedulerConfig []byte, w io.Writer) error
 }
 
+// Importer imports scenarios in the background (snapshot.Importer).
+type Importer interface {
+	// Start stores the document body reads (nil: resumes the stored one)
+	// and starts its import.
+	Start(ctx context.Context, body io.Reader) (contract.ImportStatus, error)
+	Status() contract.ImportStatus
+}
+
+// export streams the scenario. An error before the first bytes leave
+// answers 500; after, the connection is cut, so that the client never
+// takes a truncated document for a whole one.
 func (s *server) export(w http.ResponseWriter, r *http.Request) {
-	snap, err := s.cfg.Snapshotter.Export(r.Context())
-	if err != nil {
-		klog.FromContext(r.Context()).Error(err, "Export")
+	out := &lazyWriter{w: w}
+	err := s.cfg.Snapshotter.Export(r.Context(), s.cfg.SchedulerConfig.Effective(), out)
+	if err == nil {
+		return
+	}
+	klog.FromContext(r.Context()).Error(err, "Export")
+	if !out.started {
 		writeError(w, http.StatusInternalServerError, err)
 		return
 	}
-	snap.SchedulerConfig = s.cfg.SchedulerConfig.Effective()
-	writeJSON(w, http.StatusOK, snap)
+	panic(http.ErrAbortHandler)
 }
 
-// importSnapshot recreates the objects, then, when the scenario has one,
-// applies its scheduler configuration (which restarts the scheduler).
+// lazyWriter answers 200 with the first bytes written.
+type lazyWriter struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+func (l *lazyWriter) Write(p []byte) (int, error) {
+	if !l.started {
+		l.started = true
+		l.w.Header().Set("Content-Type", "application/json")
+		l.w.WriteHeader(http.StatusOK)
+	}
+	return l.w.Write(p)
+}
+
+// importSnapshot stores the document and starts its import in the
+// background (202 with its status), or, with ?resume=true and no body,
+// imports the stored one again.
 func (s *server) importSnapshot(w http.ResponseWriter, r *http.Request) {
-	var snap snapshot.Snapshot
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxSnapshot)).Decode(&snap); err != nil {
-		writeError(w, http.StatusBadRequest, fmt.Errorf("decoding the scenario: %w", err))
+	var body io.Reader = http.MaxBytesReader(w, r.Body, s.cfg.MaxImportBytes)
+	switch v := r.URL.Query().Get(contract.ImportResumeParam); v {
+	case "", "false":
+	case "true":
+		body = nil
+	default:
+		writeError(w, http.StatusBadRequest, fmt.Errorf("%s=%q: want true or false", contract.ImportResumeParam, v))
 		return
 	}
-	if len(snap.SchedulerConfig) > 0 && string(snap.SchedulerConfig) != "null" {
-		if _, err := s.cfg.SchedulerConfig.Update(r.Context(), snap.SchedulerConfig); err != nil {
-			status := http.StatusInternalServerError
-			var invalid *schedconfig.InvalidError
-			if errors.As(err, &invalid) {
-				status = http.StatusBadRequest
-			}
-			writeError(w, status, fmt.Errorf("schedulerConfig: %w", err))
-			return
-		}
-	}
-	res, err := s.cfg.Snapshotter.Import(r.Context(), &snap)
-	if err != nil {
+	status, err := s.cfg.Importer.Start(r.Context(), body)
+	var tooLarge *http.MaxBytesError
+	var invalid *snapshot.InvalidError
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusAccepted, status)
+	case errors.Is(err, snapshot.ErrBusy):
+		writeError(w, http.StatusConflict, err)
+	case errors.Is(err, snapshot.ErrNothingToResume):
+		writeError(w, http.StatusNotFound, err)
+	case errors.As(err, &tooLarge):
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("the document is over %d bytes", s.cfg.MaxImportBytes))
+	case errors.As(err, &invalid):
+		writeError(w, http.StatusBadRequest, err)
+	default:
 		klog.FromContext(r.Context()).Error(err, "Import")
-		writeJSON(w, http.StatusInternalServerError, struct {
-			Error string `json:"error"`
-			snapshot.Result
-		}{err.Error(), res})
-		return
+		writeError(w, http.StatusInternalServerError, err)
 	}
-	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *server) importStatus(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.cfg.Importer.Status())
 }

@@ -17,62 +17,132 @@ limitations under the License.
 package snapshot
 
 import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/mirror"
 )
 
-func TestExportImport(t *testing.T) {
-	ctx := t.Context()
-	owner := metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "rs-uid"}
-	src := fake.NewClientset([]runtime.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default", UID: "ns-default"}},
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team", UID: "ns-team"}},
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "node-uid", ResourceVersion: "7"},
-			Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8")}}},
-		&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}, Value: 2000001000},
-		&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000},
-		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "web-1", UID: "pod-uid", ResourceVersion: "9", OwnerReferences: []metav1.OwnerReference{owner}, Labels: map[string]string{"app": "web"}},
-			Spec: corev1.PodSpec{NodeName: "n1"}, Status: corev1.PodStatus{Phase: corev1.PodRunning}},
-	}...)
-	snap, err := Export(ctx, src)
+// TestExportPaginates: every kind is read in pages of 500, each page
+// followed to its end, and written as read: managedFields dropped, the
+// apiserver's own system-* PriorityClasses left out, one list per field.
+func TestExportPaginates(t *testing.T) {
+	var mu sync.Mutex
+	var requests []string
+	managed := []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		mu.Lock()
+		requests = append(requests, r.URL.Path+"?limit="+q.Get("limit")+"&continue="+q.Get("continue"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		var list any
+		switch r.URL.Path {
+		case "/api/v1/pods":
+			l := corev1.PodList{TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"}}
+			if q.Get("continue") == "" {
+				l.Continue = "page-2"
+				l.Items = []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "a", ManagedFields: managed}}}
+			} else {
+				l.Items = []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "b", ManagedFields: managed}}}
+			}
+			list = l
+		case "/apis/scheduling.k8s.io/v1/priorityclasses":
+			list = schedulingv1.PriorityClassList{TypeMeta: metav1.TypeMeta{Kind: "PriorityClassList", APIVersion: "scheduling.k8s.io/v1"},
+				Items: []schedulingv1.PriorityClass{{ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}}, {ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}}}
+		default:
+			// An empty list of any kind: the typed client decodes the items
+			// it expects, and there are none.
+			list = map[string]any{"kind": "List", "apiVersion": "v1", "metadata": map[string]any{}, "items": []any{}}
+		}
+		_ = json.NewEncoder(w).Encode(list)
+	}))
+	defer srv.Close()
+	client, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.PriorityClasses) != 1 || snap.PriorityClasses[0].Name != "high" {
-		t.Errorf("exported priority classes %v, want only high (system-* are the apiserver's)", snap.PriorityClasses)
-	}
-	dst := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
-	res, err := Import(ctx, dst, snap)
-	if err != nil {
+
+	var out bytes.Buffer
+	if err := Export(t.Context(), client, []byte(`{"kind":"KubeSchedulerConfiguration"}`), &out); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(map[string]int{"namespaces": 1, "priorityClasses": 1, "nodes": 1, "pods": 1}, res.Created); d != "" {
-		t.Errorf("created (-want +got):\n%s", d)
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("the export is not a JSON object: %v\n%s", err, out.String())
 	}
-	pod, err := dst.CoreV1().Pods("team").Get(ctx, "web-1", metav1.GetOptions{})
-	if err != nil {
+	var keys []string
+	for k := range doc {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	wantKeys := append(Fields(), ConfigField)
+	slices.Sort(wantKeys)
+	if d := cmp.Diff(wantKeys, keys); d != "" {
+		t.Errorf("the export's fields (-want +got):\n%s", d)
+	}
+	var pods []corev1.Pod
+	if err := json.Unmarshal(doc["pods"], &pods); err != nil {
 		t.Fatal(err)
 	}
-	want := metav1.ObjectMeta{Namespace: "team", Name: "web-1", Labels: map[string]string{"app": "web"}}
-	pod.ManagedFields = nil // the fake's own
-	if d := cmp.Diff(want, pod.ObjectMeta); d != "" {
-		t.Errorf("imported pod metadata (-want +got):\n%s", d)
+	want := []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "a"}}, {ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "b"}}}
+	if d := cmp.Diff(want, pods); d != "" {
+		t.Errorf("exported pods (-want +got):\n%s", d)
 	}
-	if pod.Spec.NodeName != "n1" || pod.Status.Phase != "" {
-		t.Errorf("imported pod on %q in phase %q, want bound to n1 with no status", pod.Spec.NodeName, pod.Status.Phase)
-	}
-	node, err := dst.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{})
-	if err != nil {
+	var pcs []schedulingv1.PriorityClass
+	if err := json.Unmarshal(doc["priorityClasses"], &pcs); err != nil {
 		t.Fatal(err)
 	}
-	if node.UID != "" || node.Status.Allocatable.Cpu().String() != "8" {
-		t.Errorf("imported node: uid %q, allocatable cpu %s", node.UID, node.Status.Allocatable.Cpu())
+	if len(pcs) != 1 || pcs[0].Name != "high" {
+		t.Errorf("exported priority classes %v, want only high (system-* are the apiserver's)", pcs)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(requests) != len(fields)+1 {
+		t.Errorf("%d requests, want one per kind and the pods' second page:\n%s", len(requests), strings.Join(requests, "\n"))
+	}
+	for _, r := range requests {
+		if !strings.Contains(r, "limit=500&") {
+			t.Errorf("request %s is not a page of 500", r)
+		}
+	}
+	if !slices.Contains(requests, "/api/v1/pods?limit=500&continue=page-2") {
+		t.Errorf("the pods' second page was not read:\n%s", strings.Join(requests, "\n"))
+	}
+}
+
+// TestDocumentFields: the document's lists are named as
+// kube-scheduler-simulator names the kinds it has, and cover every kind
+// the mirror copies.
+func TestDocumentFields(t *testing.T) {
+	kss := map[string]string{"pods": "pods", "nodes": "nodes", "pvs": "persistentvolumes", "pvcs": "persistentvolumeclaims",
+		"storageClasses": "storageclasses", "priorityClasses": "priorityclasses", "namespaces": "namespaces"}
+	for name, resource := range kss {
+		if k := kindOfField(name); k == nil || k.Resource != resource {
+			t.Errorf("field %q is not %s", name, resource)
+		}
+	}
+	for _, k := range mirror.Kinds {
+		found := false
+		for _, f := range fields {
+			found = found || f.resource == k.Resource
+		}
+		if !found {
+			t.Errorf("the document has no list of %s", k.Resource)
+		}
 	}
 }
