@@ -26,6 +26,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -83,6 +84,28 @@ func TestNodePoolSpecChanges(t *testing.T) {
 		// sync deletes 1,990 of them.
 		if n := added.count(); n >= from {
 			t.Errorf("all %d Nodes were made after the pool was scaled to %d: the batch did not stop", n, to)
+		}
+	})
+
+	t.Run("deleting a pool stops its running batch", func(t *testing.T) {
+		const replicas = 2000
+		added := watchAdded(t, inner, "doomed")
+		create(t, "doomed", replicas)
+		added.waitFor(t, 100)
+		start := time.Now()
+		if err := pools.Delete(t.Context(), "doomed", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if n := added.count(); n >= replicas {
+			t.Fatalf("%d Nodes made when the pool was deleted: the batch was over, nothing was tested", n)
+		}
+		eventually(t, "the pool and its Nodes to be gone", func(ctx context.Context) (bool, error) {
+			_, err := pools.Get(ctx, "doomed", metav1.GetOptions{})
+			return apierrors.IsNotFound(err) && len(poolNodes(ctx, t, inner, "doomed")) == 0, nil
+		})
+		t.Logf("the pool and its Nodes gone %v after the delete (%d Nodes made in all)", time.Since(start).Round(10*time.Millisecond), added.count())
+		if n := added.count(); n >= replicas {
+			t.Errorf("all %d Nodes were made after the pool was deleted: the batch did not stop", n)
 		}
 	})
 
