@@ -206,8 +206,8 @@ func TestSimulatorLifecycle(t *testing.T) {
 	waitForPhase(t, c, ns, "life", v1alpha1.SimulatorPending)
 	makeReady(t, pod)
 	available := waitForPhase(t, c, ns, "life", v1alpha1.SimulatorAvailable)
-	if cond := available.Status.Conditions; len(cond) != 1 || cond[0].Type != "Available" || cond[0].Status != metav1.ConditionTrue {
-		t.Errorf("conditions = %+v", cond)
+	if cond := meta.FindStatusCondition(available.Status.Conditions, v1alpha1.SimulatorConditionAvailable); cond == nil || cond.Status != metav1.ConditionTrue {
+		t.Errorf("conditions = %+v", available.Status.Conditions)
 	}
 	if err := <-waitDone; err != nil {
 		t.Errorf("kubectl wait: %v", err)
