@@ -132,8 +132,15 @@ type SourceStatus struct {
 	// LagMilliseconds is how long the last change took from the source's
 	// watch to the simulator.
 	LagMilliseconds int64 `json:"lagMilliseconds,omitempty"`
-	// Message is the last error, as the source gave it.
+	// Message is the last error, as the source gave it; or, when the
+	// source forbids reading some kinds (403) and the rest is mirrored, the
+	// kinds skipped and the source's words on the first.
 	Message string `json:"message,omitempty"`
+	// Skipped are the readers the source forbids (403), skipped: a
+	// resource (nodes), a resource in a namespace (pods/team), or a group
+	// version (resource.k8s.io/v1) whose discovery is forbidden. The phase
+	// is not Failed for them.
+	Skipped []string `json:"skipped,omitempty"`
 	// Shadow counts, for the Pods the source's scheduler bound after the
 	// simulator's scheduler had decided, how the two decisions compare.
 	Shadow ShadowCounts `json:"shadow"`

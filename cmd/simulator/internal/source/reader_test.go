@@ -94,7 +94,7 @@ func TestReaderIsGentle(t *testing.T) {
 	close(copied)
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &store{m: m, kind: mirror.KindOf("pods"), namespace: "team", first: first, copied: copied, done: ctx.Done()}
-	r := m.reflector(client, mirror.KindOf("pods"), "team", st)
+	r := m.reflector(client, mirror.KindOf("pods"), "team", st, cancel)
 	var wg sync.WaitGroup
 	wg.Go(func() { r.RunWithContext(ctx) })
 	listed := <-first

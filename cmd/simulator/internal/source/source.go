@@ -210,9 +210,20 @@ func (m *Mirror) Run(ctx context.Context) error {
 	defer wg.Wait()
 	for _, r := range readers {
 		st := &store{m: m, kind: r.kind, namespace: r.namespace, first: first, copied: copied, done: readCtx.Done()}
-		refl := m.reflector(client, r.kind, r.namespace, st)
+		// A reader the source forbids stops (see Mirror.reflector).
+		rctx, stop := context.WithCancel(readCtx)
+		refl := m.reflector(client, r.kind, r.namespace, st, stop)
 		wg.Go(func() {
-			refl.RunWithContext(klog.NewContext(readCtx, logger.WithValues("reader", readerName(r.kind, r.namespace))))
+			defer stop()
+			refl.RunWithContext(klog.NewContext(rctx, logger.WithValues("reader", readerName(r.kind, r.namespace))))
+			if !st.listed && readCtx.Err() == nil {
+				// Forbidden before its first list: an empty one, so that the
+				// copy does not wait for it.
+				select {
+				case first <- nil:
+				case <-readCtx.Done():
+				}
+			}
 		})
 	}
 	start := time.Now()
@@ -314,6 +325,10 @@ func (m *Mirror) discover(ctx context.Context) (kubernetes.Interface, []*mirror.
 			case apierrors.IsNotFound(err):
 				// The source does not serve the group: its kinds are
 				// skipped, not waited for.
+			case apierrors.IsForbidden(err):
+				// Nor does it show it to these credentials: skipped, and
+				// said so.
+				m.status.skip(gv, err)
 			case err != nil:
 				return nil, nil, err
 			default:
@@ -340,24 +355,34 @@ func readerName(k *mirror.Kind, namespace string) string {
 	return k.Resource + "/" + namespace
 }
 
-// reflector lists and watches k in namespace (all if empty). Its first list
+// reflector lists and watches k in namespace (all if empty); a list or a
+// watch the source forbids (403) skips the reader: it is noted in the
+// status (not a failure: credentials of a namespace's user cannot list
+// Nodes, and the rest is worth mirroring) and forbidden is called, to stop
+// it; any other error is the mirror's failure until the reader reads
+// again. Its first list
 // is a consistent one ("" rather than the reflector's "0": the watch cache
 // would answer "0" whole, ignoring the page size), paginated; the
 // WatchListClient feature of client-go (on by default since 1.35) would
 // replace the lists by a watch that streams the initial state, which the
 // source's watch cache serves in one go: the reflector is told not to use
 // it. Every list and watch notes in the status whether the source answered.
-func (m *Mirror) reflector(client kubernetes.Interface, k *mirror.Kind, namespace string, st *store) *cache.Reflector {
+func (m *Mirror) reflector(client kubernetes.Interface, k *mirror.Kind, namespace string, st *store, forbidden func()) *cache.Reflector {
 	rc := k.RESTClient(client)
 	name := readerName(k, namespace)
 	request := func(opts *metav1.ListOptions) *rest.Request {
 		m.filter.ListOptions(k, opts)
 		return rc.Get().Namespace(namespace).Resource(k.Resource).VersionedParams(opts, metav1.ParameterCodec)
 	}
-	note := func(err error) {
-		if err != nil && !errors.Is(err, context.Canceled) {
+	note := func(ctx context.Context, err error) {
+		switch {
+		case apierrors.IsForbidden(err):
+			klog.FromContext(ctx).Info("The source forbids reading a kind; skipped", "reader", name, "err", err)
+			m.status.skip(name, err)
+			forbidden()
+		case err != nil && !errors.Is(err, context.Canceled):
 			m.status.readerFailed(name, err)
-		} else if err == nil {
+		case err == nil:
 			m.status.readerOK(name)
 		}
 	}
@@ -367,13 +392,13 @@ func (m *Mirror) reflector(client kubernetes.Interface, k *mirror.Kind, namespac
 				opts.ResourceVersion = ""
 			}
 			obj, err := request(&opts).Do(ctx).Get()
-			note(err)
+			note(ctx, err)
 			return obj, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			opts.Watch = true
 			w, err := request(&opts).Watch(ctx)
-			note(err)
+			note(ctx, err)
 			return w, err
 		},
 	}}

@@ -111,6 +111,25 @@ func TestStatusPhases(t *testing.T) {
 			contract.SourceStatus{Phase: contract.SourceFailed, Message: "nodes: Forbidden"},
 		},
 		{
+			"a reader the source forbids is skipped, not failed",
+			func(s *status) {
+				s.readerFailed("nodes", errors.New("nodes is forbidden"))
+				s.setPhase(contract.SourceSynced)
+				s.skip("nodes", errors.New("nodes is forbidden"))
+				s.skip("namespaces", errors.New("namespaces is forbidden"))
+			},
+			contract.SourceStatus{Phase: contract.SourceSynced, Skipped: []string{"namespaces", "nodes"},
+				Message: "skipped, as the source forbids reading them: namespaces, nodes (namespaces is forbidden)"},
+		},
+		{
+			"a failure speaks over the skipped",
+			func(s *status) {
+				s.skip("nodes", errors.New("nodes is forbidden"))
+				s.readerFailed("pods", errors.New("Unauthorized"))
+			},
+			contract.SourceStatus{Phase: contract.SourceFailed, Skipped: []string{"nodes"}, Message: "Unauthorized"},
+		},
+		{
 			"back to its phase once every reader reads",
 			func(s *status) {
 				s.readerFailed("pods", errors.New("Unauthorized"))

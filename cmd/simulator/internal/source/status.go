@@ -17,26 +17,30 @@ limitations under the License.
 package source
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 )
 
-// status is how the mirror stands: its phase, and the source's errors by
-// reader (a kind in a namespace), each until that reader reads again.
+// status is how the mirror stands: its phase, the source's errors by
+// reader (a kind in a namespace), each until that reader reads again, and
+// the readers the source forbids, skipped.
 type status struct {
 	mu       sync.Mutex
 	phase    string
 	errs     map[string]string
+	skipped  map[string]string
 	lastSync *time.Time
 	lag      time.Duration
 	shadow   contract.ShadowCounts
 }
 
 func newStatus() *status {
-	return &status{phase: contract.SourceImporting, errs: map[string]string{}}
+	return &status{phase: contract.SourceImporting, errs: map[string]string{}, skipped: map[string]string{}}
 }
 
 // setPhase sets the phase the mirror is in when it can read the source.
@@ -52,6 +56,15 @@ func (s *status) readerFailed(reader string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.errs[reader] = err.Error()
+}
+
+// skip notes that the source forbids reader (a 403): it is skipped, not
+// failed.
+func (s *status) skip(reader string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.errs, reader)
+	s.skipped[reader] = err.Error()
 }
 
 func (s *status) readerOK(reader string) {
@@ -106,14 +119,23 @@ func (s *status) get(objects map[string]int64) contract.SourceStatus {
 		t := *s.lastSync
 		out.LastSyncTime = &t
 	}
+	if len(s.skipped) > 0 {
+		out.Skipped = sortedKeys(s.skipped)
+		out.Message = fmt.Sprintf("skipped, as the source forbids reading them: %s (%s)",
+			strings.Join(out.Skipped, ", "), s.skipped[out.Skipped[0]])
+	}
 	if len(s.errs) > 0 {
-		readers := make([]string, 0, len(s.errs))
-		for r := range s.errs {
-			readers = append(readers, r)
-		}
-		slices.Sort(readers)
 		out.Phase = contract.SourceFailed
-		out.Message = s.errs[readers[0]]
+		out.Message = s.errs[sortedKeys(s.errs)[0]]
 	}
 	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
