@@ -80,7 +80,7 @@ func TestPodDefaults(t *testing.T) {
 		contract.EnvKubeAPIPort: "3131", contract.EnvPort: "1212", contract.EnvEtcdURL: "http://127.0.0.1:2379",
 		contract.EnvCORSAllowedOriginList: "http://a.example,http://b.example",
 		contract.EnvCredentialsDir:        contract.CredentialsDir, contract.EnvEtcdPrefix: "/simulators/team-a/example/u1",
-		contract.EnvDataDir:               contract.PodDataDir,
+		contract.EnvDataDir: contract.PodDataDir,
 	}
 	simc := Container(&pod.Spec, contract.SimulatorContainer)
 	if diff := cmp.Diff(wantEnv, envOf(*simc)); diff != "" {
