@@ -48,6 +48,10 @@ type SimulatorSpec struct {
 	// EtcdTLSSecretName is a Secret (tls.crt, tls.key, ca.crt) of the simulator's
 	// namespace with the client certificate for an https EtcdURL.
 	EtcdTLSSecretName string
+	// EtcdPersistentVolumeClaimName is a PersistentVolumeClaim of the
+	// simulator's namespace for the etcd container's data; empty means a
+	// volume that goes with the Pod. Not with EtcdURL.
+	EtcdPersistentVolumeClaimName string
 	// CORSAllowedOriginList is applied to the inner kube-apiserver and the simulator server
 	// (env CORS_ALLOWED_ORIGIN_LIST).
 	CORSAllowedOriginList []string

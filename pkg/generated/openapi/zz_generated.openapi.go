@@ -19086,6 +19086,13 @@ func schema_pkg_apis_sim_v1alpha1_SimulatorSpec(ref common.ReferenceCallback) co
 							Format:      "",
 						},
 					},
+					"etcdPersistentVolumeClaimName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "EtcdPersistentVolumeClaimName names a PersistentVolumeClaim in the simulator's namespace that holds the data of the \"etcd\" container, in place of a volume that goes with the Pod: the objects made inside then survive a new Pod (a spec change, a lost or deleted Pod), and the new Pod starts once the old one has ended, as two etcds on one data directory would corrupt it. Naming a claim needs the caller's create on pods in the namespace, as the host asks of a Pod that mounts one. The claim is the user's: deleting the simulator leaves it and its data, and a new simulator on it starts empty (keys are per simulator UID). Use it for one simulator at a time (access mode ReadWriteOncePod makes the host enforce that). Not with etcdURL.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"corsAllowedOriginList": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{

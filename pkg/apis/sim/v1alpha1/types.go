@@ -66,6 +66,19 @@ type SimulatorSpec struct {
 	// Secret. Requires etcdURL.
 	// +optional
 	EtcdTLSSecretName string `json:"etcdTLSSecretName,omitempty" protobuf:"bytes,8,opt,name=etcdTLSSecretName"`
+	// EtcdPersistentVolumeClaimName names a PersistentVolumeClaim in the
+	// simulator's namespace that holds the data of the "etcd" container, in
+	// place of a volume that goes with the Pod: the objects made inside then
+	// survive a new Pod (a spec change, a lost or deleted Pod), and the new
+	// Pod starts once the old one has ended, as two etcds on one data
+	// directory would corrupt it. Naming a claim needs the caller's create
+	// on pods in the namespace, as the host asks of a Pod that mounts one.
+	// The claim is the user's: deleting the simulator leaves it and its
+	// data, and a new simulator on it starts empty (keys are per simulator
+	// UID). Use it for one simulator at a time (access mode
+	// ReadWriteOncePod makes the host enforce that). Not with etcdURL.
+	// +optional
+	EtcdPersistentVolumeClaimName string `json:"etcdPersistentVolumeClaimName,omitempty" protobuf:"bytes,10,opt,name=etcdPersistentVolumeClaimName"`
 	// CORSAllowedOriginList is the list of origins (scheme://host[:port]) allowed by
 	// the inner kube-apiserver and the simulator server. Passed as env CORS_ALLOWED_ORIGIN_LIST.
 	// +optional

@@ -47,6 +47,18 @@ type SimulatorSpecApplyConfiguration struct {
 	// of etcd's serving certificate. The caller must be allowed to get that
 	// Secret. Requires etcdURL.
 	EtcdTLSSecretName *string `json:"etcdTLSSecretName,omitempty"`
+	// EtcdPersistentVolumeClaimName names a PersistentVolumeClaim in the
+	// simulator's namespace that holds the data of the "etcd" container, in
+	// place of a volume that goes with the Pod: the objects made inside then
+	// survive a new Pod (a spec change, a lost or deleted Pod), and the new
+	// Pod starts once the old one has ended, as two etcds on one data
+	// directory would corrupt it. Naming a claim needs the caller's create
+	// on pods in the namespace, as the host asks of a Pod that mounts one.
+	// The claim is the user's: deleting the simulator leaves it and its
+	// data, and a new simulator on it starts empty (keys are per simulator
+	// UID). Use it for one simulator at a time (access mode
+	// ReadWriteOncePod makes the host enforce that). Not with etcdURL.
+	EtcdPersistentVolumeClaimName *string `json:"etcdPersistentVolumeClaimName,omitempty"`
 	// CORSAllowedOriginList is the list of origins (scheme://host[:port]) allowed by
 	// the inner kube-apiserver and the simulator server. Passed as env CORS_ALLOWED_ORIGIN_LIST.
 	CORSAllowedOriginList []string `json:"corsAllowedOriginList,omitempty"`
@@ -106,6 +118,14 @@ func (b *SimulatorSpecApplyConfiguration) WithEtcdURL(value string) *SimulatorSp
 // If called multiple times, the EtcdTLSSecretName field is set to the value of the last call.
 func (b *SimulatorSpecApplyConfiguration) WithEtcdTLSSecretName(value string) *SimulatorSpecApplyConfiguration {
 	b.EtcdTLSSecretName = &value
+	return b
+}
+
+// WithEtcdPersistentVolumeClaimName sets the EtcdPersistentVolumeClaimName field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the EtcdPersistentVolumeClaimName field is set to the value of the last call.
+func (b *SimulatorSpecApplyConfiguration) WithEtcdPersistentVolumeClaimName(value string) *SimulatorSpecApplyConfiguration {
+	b.EtcdPersistentVolumeClaimName = &value
 	return b
 }
 
