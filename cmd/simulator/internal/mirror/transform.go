@@ -121,7 +121,6 @@ func Node(n *corev1.Node, o *Options) bool {
 		n.Annotations = map[string]string{}
 	}
 	n.Annotations[controlplane.FakeNodeAnnotation] = "fake"
-	n.Spec.ConfigSource = nil
 	// The source's kubelet, not kwok, filled these: kwok fills its own.
 	n.Status.Config = nil
 	n.Status.DaemonEndpoints = corev1.NodeDaemonEndpoints{}
