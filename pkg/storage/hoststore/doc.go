@@ -61,9 +61,13 @@ limitations under the License.
 //   - GuaranteedUpdateChecksStoredData: the host makes no revision for an
 //     update that changes nothing, so a stale-but-identical rewrite is a no-op.
 //   - CreateWithTTL, GuaranteedUpdateWithTTL: ConfigMaps have no TTL.
-//   - CompactRevision, Stats, ProgressNotify: etcd and watch-cache features
-//     (compaction hook, list cost estimate, progress notifications) the host
-//     does not offer to its clients.
+//   - CompactRevision, ProgressNotify: etcd and watch-cache features
+//     (compaction hook, progress notifications) the host does not offer to
+//     its clients.
+//   - Stats: served (API Priority and Fairness's list cost estimate), from
+//     the records' cache: the count, and the average of the records' own
+//     bytes, which the upstream test computes as the etcd3 store's encoding
+//     of the object instead (or wants absent).
 //   - GuaranteedUpdateWithConflict, KeySchema: they store objects whose
 //     metadata does not name their key (another name, or none). A record must
 //     hold the object its key names, or it is garbage (checkIdentity), so that
