@@ -179,7 +179,9 @@ func fillScenario(t *testing.T, c kubernetes.Interface, bulk int) {
 	must(c.PolicyV1().PodDisruptionBudgets("team").Create(ctx, &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: new(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}, create))
 
-	selector := func(app string) *metav1.LabelSelector { return &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}} }
+	selector := func(app string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
+	}
 	must(c.AppsV1().Deployments("team").Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: appsv1.DeploymentSpec{Replicas: new(int32(2)), Selector: selector("web"), Template: podTemplate("web")}}, create))
 	must(c.AppsV1().StatefulSets("team").Create(ctx, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db"},
