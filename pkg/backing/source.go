@@ -19,6 +19,7 @@ package backing
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -56,6 +57,7 @@ func sourceStatus(s *sim.Simulator) *sim.SimulatorSourceStatus {
 		Objects:         maps.Clone(report.Objects),
 		LagMilliseconds: report.LagMilliseconds,
 		Message:         report.Message,
+		Skipped:         slices.Clone(report.Skipped),
 		Shadow: sim.ShadowSchedulingStatus{
 			Same: report.Shadow.Same, Other: report.Shadow.Other, Unschedulable: report.Shadow.Unschedulable,
 		},

@@ -32,7 +32,7 @@ import (
 func TestSourceStatus(t *testing.T) {
 	synced := metav1.NewTime(time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC))
 	report := `{"phase":"Syncing","objects":{"pods":3,"nodes":2},"lastSyncTime":"2026-12-03T12:00:00Z","lagMilliseconds":12,` +
-		`"message":"","shadow":{"same":4,"other":1,"unschedulable":2}}`
+		`"message":"forbidden: nodes","skipped":["nodes"],"shadow":{"same":4,"other":1,"unschedulable":2}}`
 	for _, tc := range []struct {
 		name       string
 		source     bool
@@ -44,6 +44,7 @@ func TestSourceStatus(t *testing.T) {
 		{name: "unparsable", source: true, annotation: "{"},
 		{name: "reported", source: true, annotation: report, want: &sim.SimulatorSourceStatus{
 			Phase: sim.SourceSyncing, Objects: map[string]int64{"pods": 3, "nodes": 2}, LastSyncTime: &synced, LagMilliseconds: 12,
+			Message: "forbidden: nodes", Skipped: []string{"nodes"},
 			Shadow: sim.ShadowSchedulingStatus{Same: 4, Other: 1, Unschedulable: 2},
 		}},
 	} {

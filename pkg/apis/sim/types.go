@@ -109,6 +109,7 @@ type SimulatorSourceStatus struct {
 	LastSyncTime    *metav1.Time
 	LagMilliseconds int64
 	Message         string
+	Skipped         []string
 	Shadow          ShadowSchedulingStatus
 }
 

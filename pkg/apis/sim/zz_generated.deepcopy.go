@@ -408,6 +408,11 @@ func (in *SimulatorSourceStatus) DeepCopyInto(out *SimulatorSourceStatus) {
 		in, out := &in.LastSyncTime, &out.LastSyncTime
 		*out = (*in).DeepCopy()
 	}
+	if in.Skipped != nil {
+		in, out := &in.Skipped, &out.Skipped
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	out.Shadow = in.Shadow
 	return
 }

@@ -19029,6 +19029,25 @@ func schema_pkg_apis_sim_v1alpha1_SimulatorSourceStatus(ref common.ReferenceCall
 							Format:      "",
 						},
 					},
+					"skipped": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Skipped are what the source forbids reading (403), left out while the rest is mirrored: a resource (nodes), a resource in a namespace (pods/team), or a group version (resource.k8s.io/v1).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
 					"shadow": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Shadow compares, for the Pods the source's scheduler bound after the simulator's had decided, the two decisions.",

@@ -178,6 +178,12 @@ type SimulatorSourceStatus struct {
 	// Message is the last error, in the source's words.
 	// +optional
 	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
+	// Skipped are what the source forbids reading (403), left out while the
+	// rest is mirrored: a resource (nodes), a resource in a namespace
+	// (pods/team), or a group version (resource.k8s.io/v1).
+	// +optional
+	// +listType=set
+	Skipped []string `json:"skipped,omitempty" protobuf:"bytes,7,rep,name=skipped"`
 	// Shadow compares, for the Pods the source's scheduler bound after the
 	// simulator's had decided, the two decisions.
 	// +optional

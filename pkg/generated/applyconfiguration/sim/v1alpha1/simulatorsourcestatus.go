@@ -40,6 +40,10 @@ type SimulatorSourceStatusApplyConfiguration struct {
 	LagMilliseconds *int64 `json:"lagMilliseconds,omitempty"`
 	// Message is the last error, in the source's words.
 	Message *string `json:"message,omitempty"`
+	// Skipped are what the source forbids reading (403), left out while the
+	// rest is mirrored: a resource (nodes), a resource in a namespace
+	// (pods/team), or a group version (resource.k8s.io/v1).
+	Skipped []string `json:"skipped,omitempty"`
 	// Shadow compares, for the Pods the source's scheduler bound after the
 	// simulator's had decided, the two decisions.
 	Shadow *ShadowSchedulingStatusApplyConfiguration `json:"shadow,omitempty"`
@@ -94,6 +98,16 @@ func (b *SimulatorSourceStatusApplyConfiguration) WithLagMilliseconds(value int6
 // If called multiple times, the Message field is set to the value of the last call.
 func (b *SimulatorSourceStatusApplyConfiguration) WithMessage(value string) *SimulatorSourceStatusApplyConfiguration {
 	b.Message = &value
+	return b
+}
+
+// WithSkipped adds the given value to the Skipped field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Skipped field.
+func (b *SimulatorSourceStatusApplyConfiguration) WithSkipped(values ...string) *SimulatorSourceStatusApplyConfiguration {
+	for i := range values {
+		b.Skipped = append(b.Skipped, values[i])
+	}
 	return b
 }
 
