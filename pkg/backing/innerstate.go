@@ -19,10 +19,46 @@ package backing
 import (
 	"encoding/json"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 )
+
+// EtcdData says where a Pod's inner objects are kept beyond the Pod: its
+// etcd data claim, or the external etcd and prefix its simulator container
+// is told of; "" when they go with the Pod. A Pod made in place of one with
+// the same EtcdData keeps the inner state, and must wait until the other
+// has ended: two etcds on one data directory, or two control planes on one
+// prefix, would each undo the other.
+func EtcdData(pod *corev1.Pod) string {
+	if Container(&pod.Spec, contract.EtcdContainer) != nil {
+		for _, v := range pod.Spec.Volumes {
+			if v.Name == contract.EtcdDataVolume && v.PersistentVolumeClaim != nil {
+				return "claim " + v.PersistentVolumeClaim.ClaimName
+			}
+		}
+		return ""
+	}
+	c := Container(&pod.Spec, contract.SimulatorContainer)
+	if c == nil {
+		return ""
+	}
+	var url, prefix string
+	for _, e := range c.Env {
+		switch e.Name {
+		case contract.EnvEtcdURL:
+			url = e.Value
+		case contract.EnvEtcdPrefix:
+			prefix = e.Value
+		}
+	}
+	if url == "" {
+		return ""
+	}
+	return "etcd " + url + prefix
+}
 
 // InnerStateReset is when and why a simulator's inner cluster last started
 // over, as the reconciler records it (sim.AnnotationInnerStateReset) when it

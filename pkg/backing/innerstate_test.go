@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 )
 
 // TestInnerStatePreserved: the InnerStatePreserved condition is True until
@@ -59,6 +60,33 @@ func TestInnerStatePreserved(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, *got); diff != "" {
 				t.Errorf("condition (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEtcdData: a Pod's inner objects outlive it on an etcd data claim or in
+// an external etcd (its URL and the simulator's prefix), not in an emptyDir.
+func TestEtcdData(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*v1alpha1.SimulatorSpec)
+		want   string
+	}{
+		{name: "emptyDir", mutate: func(*v1alpha1.SimulatorSpec) {}},
+		{name: "claim", mutate: func(s *v1alpha1.SimulatorSpec) { s.EtcdPersistentVolumeClaimName = "etcd-data" }, want: "claim etcd-data"},
+		{name: "external etcd", mutate: func(s *v1alpha1.SimulatorSpec) { s.EtcdURL = "http://etcd.example:2379" },
+			want: "etcd http://etcd.example:2379/simulators/team-a/example/u1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := simulator()
+			tc.mutate(&s.Spec)
+			pod, err := Pod(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := EtcdData(pod); got != tc.want {
+				t.Errorf("EtcdData = %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -110,9 +110,12 @@ func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
 		// waits for etcd to listen before it starts (cmd/simulator), then
 		// finds it listening, or nearly (issue 13, create → Available).
 		pod.Spec.Containers = append([]corev1.Container{etcdContainer(s)}, pod.Spec.Containers...)
-		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{
-			Name: contract.EtcdDataVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
-		})
+		data := corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+		if claim := s.Spec.EtcdPersistentVolumeClaimName; claim != "" {
+			// The user's claim: the inner objects outlive the Pod.
+			data = corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}
+		}
+		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: contract.EtcdDataVolume, VolumeSource: data})
 	}
 	if name := s.Spec.EtcdTLSSecretName; name != "" {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{
@@ -254,6 +257,11 @@ func restrictedContainer() *corev1.SecurityContext {
 	}
 }
 
+// etcdContainer is the Pod's own etcd. A Pod that replaces another on the
+// same claim starts it on the other's data: a member with data takes its
+// identity from its WAL and ignores the --initial-cluster flags, and its
+// name and peer URLs are etcd's defaults ("default", localhost), the same in
+// every Pod whatever its IP.
 func etcdContainer(s *v1alpha1.Simulator) corev1.Container {
 	client := fmt.Sprintf("http://127.0.0.1:%d", contract.EtcdClientPort)
 	return corev1.Container{

@@ -116,6 +116,48 @@ func TestPodExternalEtcd(t *testing.T) {
 	}
 }
 
+// TestPodEtcdDataOnClaim: with spec.etcdPersistentVolumeClaimName the etcd
+// container's data volume is the claim, where it was an emptyDir.
+func TestPodEtcdDataOnClaim(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		claim string
+		want  corev1.VolumeSource
+	}{
+		{name: "emptyDir", want: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{name: "claim", claim: "etcd-data", want: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "etcd-data"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := simulator()
+			s.Spec.EtcdPersistentVolumeClaimName = tc.claim
+			pod, err := Pod(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []corev1.VolumeSource
+			for _, v := range pod.Spec.Volumes {
+				if v.Name == contract.EtcdDataVolume {
+					got = append(got, v.VolumeSource)
+				}
+			}
+			if diff := cmp.Diff([]corev1.VolumeSource{tc.want}, got); diff != "" {
+				t.Errorf("volume %s (-want +got):\n%s", contract.EtcdDataVolume, diff)
+			}
+			etcd := Container(&pod.Spec, contract.EtcdContainer)
+			if etcd == nil {
+				t.Fatal("no etcd container")
+			}
+			want := []corev1.VolumeMount{{Name: contract.EtcdDataVolume, MountPath: contract.EtcdDataDir}}
+			if diff := cmp.Diff(want, etcd.VolumeMounts); diff != "" {
+				t.Errorf("etcd mounts (-want +got):\n%s", diff)
+			}
+			if !slices.Contains(etcd.Args, "--data-dir="+contract.EtcdDataDir) {
+				t.Errorf("etcd args %v lack --data-dir=%s", etcd.Args, contract.EtcdDataDir)
+			}
+		})
+	}
+}
+
 func TestPodTemplateTakesPrecedence(t *testing.T) {
 	s := simulator()
 	limits := corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}

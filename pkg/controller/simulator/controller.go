@@ -21,6 +21,7 @@ limitations under the License.
 package simulator
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -431,13 +432,17 @@ func (c *Controller) ensureNetworkPolicy(ctx context.Context, s *v1alpha1.Simula
 }
 
 // ensurePod keeps exactly one live Pod, of the current generation: older
-// generations are deleted, a lost or failed Pod is made anew. On an
-// external etcd the new Pod waits until every older one has ended: two
-// control planes on one prefix would both act on the same objects (two
-// schedulers binding, two controller-managers making Pods).
+// generations are deleted, a lost or failed Pod is made anew. When the
+// inner objects outlive the Pod (an external etcd, an etcd data claim) the
+// new Pod waits until every older one on the same data has ended
+// (backing.EtcdData): two control planes on one prefix would both act on
+// the same objects (two schedulers binding, two controller-managers making
+// Pods), and two etcds on one data directory would corrupt it.
 func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requeue bool, err error) {
 	logger := klog.FromContext(ctx)
-	haveCurrent, lingering := false, false
+	haveCurrent := false
+	// The Pods that have not ended yet, though deleted.
+	var ending []*corev1.Pod
 	// Why a new Pod is made, for its Event: none yet, a spec change, or the
 	// last one failed or went.
 	var replaced, failedPod *corev1.Pod
@@ -448,7 +453,7 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 			continue
 		}
 		if pod.DeletionTimestamp != nil {
-			lingering = true
+			ending = append(ending, pod)
 			continue
 		}
 		stale := backing.PodGeneration(pod) != s.Generation
@@ -461,7 +466,7 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 		if err := c.deletePod(ctx, pod); err != nil {
 			return false, err
 		}
-		lingering = true
+		ending = append(ending, pod)
 		if failed {
 			failedPod = pod
 		} else {
@@ -475,13 +480,13 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 	if err != nil {
 		return false, fmt.Errorf("building the Pod: %w", err)
 	}
-	if lingering && s.Spec.EtcdURL != "" {
+	if data := backing.EtcdData(pod); data != "" && slices.ContainsFunc(ending, func(p *corev1.Pod) bool { return backing.EtcdData(p) == data }) {
 		// The Pod's deletion brings the simulator back here.
-		logger.V(2).Info("Waiting for the simulator's other Pods to end: they share its etcd", "pod", klog.KObj(pod))
+		logger.V(2).Info("Waiting for the simulator's other Pods to end: they share its etcd", "pod", klog.KObj(pod), "etcd", data)
 		return true, nil
 	}
-	reason, message := whyNewPod(s, pod.Name, replaced, failedPod)
-	if reason != "" && s.Spec.EtcdURL == "" {
+	reason, message, kept := whyNewPod(s, pod, replaced, failedPod)
+	if reason != "" && !kept {
 		// Recorded before the Pod is made: once it is, nothing says the
 		// state that went with the old Pod is gone.
 		reset := backing.InnerStateReset{Time: metav1.Now(), Reason: reason, Message: message}
@@ -502,7 +507,7 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 	logger.V(2).Info("Created Pod", "pod", klog.KObj(pod))
 	if c.recorder != nil {
 		eventType := corev1.EventTypeNormal
-		if reason != "" {
+		if reason != "" && !kept {
 			eventType = corev1.EventTypeWarning
 		} else {
 			reason = "PodCreated"
@@ -512,27 +517,38 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 	return false, nil
 }
 
-// whyNewPod says why the Pod named name is made, for its Event: a reason
-// and a message saying whether the inner cluster starts over. The reason is
-// empty for the simulator's first Pod. A replaced or failed Pod the same
-// sync deleted is the why; else the Pod the status last showed, which may
-// have gone since.
-func whyNewPod(s *v1alpha1.Simulator, name string, replaced, failed *corev1.Pod) (reason, message string) {
+// whyNewPod says why pod is made, for its Event: a reason and a message
+// saying whether the inner cluster keeps its objects (kept) or starts over.
+// The reason is empty for the simulator's first Pod. A replaced or failed
+// Pod the same sync deleted is the why, and kept if its objects were where
+// pod's are (EtcdData: a changed claim or etcdURL starts over too); else
+// the Pod the status last showed, which may have gone since.
+func whyNewPod(s *v1alpha1.Simulator, pod *corev1.Pod, replaced, failed *corev1.Pod) (reason, message string, kept bool) {
+	name, data := pod.Name, backing.EtcdData(pod)
+	kept = data != ""
+	if old := cmp.Or(replaced, failed); old != nil {
+		kept = kept && backing.EtcdData(old) == data
+	}
 	lost := "the inner cluster starts empty (its etcd was the Pod's)"
-	if s.Spec.EtcdURL != "" {
+	switch {
+	case kept && s.Spec.EtcdURL != "":
 		lost = "the inner cluster keeps its objects (external etcd), and the new Pod starts once the old one has ended"
+	case kept:
+		lost = fmt.Sprintf("the inner cluster keeps its objects (its etcd data is on claim %s), and the new Pod starts once the old one has ended", s.Spec.EtcdPersistentVolumeClaimName)
+	case data != "":
+		lost = fmt.Sprintf("the inner cluster starts from what %s holds, not from the old Pod's etcd data", data)
 	}
 	switch last := observedStatus(s).podName; {
 	case replaced != nil:
-		return "PodReplaced", fmt.Sprintf("The spec changed (generation %d to %d): Pod %s replaces %s; %s", backing.PodGeneration(replaced), s.Generation, name, replaced.Name, lost)
+		return "PodReplaced", fmt.Sprintf("The spec changed (generation %d to %d): Pod %s replaces %s; %s", backing.PodGeneration(replaced), s.Generation, name, replaced.Name, lost), kept
 	case failed != nil:
-		return "PodRecreated", fmt.Sprintf("Pod %s %s (%s): Pod %s replaces it; %s", failed.Name, failed.Status.Phase, failed.Status.Reason, name, lost)
+		return "PodRecreated", fmt.Sprintf("Pod %s %s (%s): Pod %s replaces it; %s", failed.Name, failed.Status.Phase, failed.Status.Reason, name, lost), kept
 	case last == name:
-		return "PodRecreated", fmt.Sprintf("Pod %s was gone: made it again; %s", name, lost)
+		return "PodRecreated", fmt.Sprintf("Pod %s was gone: made it again; %s", name, lost), kept
 	case last != "":
-		return "PodReplaced", fmt.Sprintf("Pod %s replaces %s (generation %d); %s", name, last, s.Generation, lost)
+		return "PodReplaced", fmt.Sprintf("Pod %s replaces %s (generation %d); %s", name, last, s.Generation, lost), kept
 	}
-	return "", "Created Pod " + name
+	return "", "Created Pod " + name, false
 }
 
 func (c *Controller) deletePod(ctx context.Context, pod *corev1.Pod) error {

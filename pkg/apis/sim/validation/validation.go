@@ -115,6 +115,15 @@ func validateSimulatorSpec(spec *sim.SimulatorSpec, fldPath *field.Path) field.E
 			allErrs = append(allErrs, field.Invalid(path, name, "a client certificate is for an https spec.etcdURL"))
 		}
 	}
+	if name := spec.EtcdPersistentVolumeClaimName; name != "" {
+		path := fldPath.Child("etcdPersistentVolumeClaimName")
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, false) {
+			allErrs = append(allErrs, field.Invalid(path, name, msg))
+		}
+		if spec.EtcdURL != "" {
+			allErrs = append(allErrs, field.Invalid(path, name, "the claim holds the Pod's own etcd, which spec.etcdURL replaces: set one or the other"))
+		}
+	}
 	seen := sets.New[string]()
 	for i, origin := range spec.CORSAllowedOriginList {
 		path := fldPath.Child("corsAllowedOriginList").Index(i)

@@ -102,6 +102,12 @@ func TestValidateSimulator(t *testing.T) {
 		{name: "etcd client certificate Secret name", mutate: func(s *sim.Simulator) {
 			s.Spec.EtcdURL, s.Spec.EtcdTLSSecretName = "https://etcd.example.svc:2379", "Not_A_Name"
 		}, want: []string{"FieldValueInvalid spec.etcdTLSSecretName"}},
+		{name: "etcd data on a claim", mutate: func(s *sim.Simulator) { s.Spec.EtcdPersistentVolumeClaimName = "sim-etcd.data" }},
+		{name: "etcd data claim name", mutate: func(s *sim.Simulator) { s.Spec.EtcdPersistentVolumeClaimName = "Not_A_Name" },
+			want: []string{"FieldValueInvalid spec.etcdPersistentVolumeClaimName"}},
+		{name: "etcd data claim and an external etcd", mutate: func(s *sim.Simulator) {
+			s.Spec.EtcdURL, s.Spec.EtcdPersistentVolumeClaimName = "http://etcd.example.svc:2379", "sim-etcd"
+		}, want: []string{"FieldValueInvalid spec.etcdPersistentVolumeClaimName"}},
 		{name: "etcd URL with path", mutate: func(s *sim.Simulator) { s.Spec.EtcdURL = "http://etcd:2379/v3" },
 			want: []string{"FieldValueInvalid spec.etcdURL"}},
 		{name: "etcd URL bad port", mutate: func(s *sim.Simulator) { s.Spec.EtcdURL = "http://etcd:99999" },

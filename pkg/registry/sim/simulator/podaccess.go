@@ -33,24 +33,34 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/version"
 )
 
-// podAccess keeps spec.podTemplate and spec.image from being a way around
-// host RBAC: the server creates the Pod with its own account, so a caller who
-// shapes that Pod must be allowed to create Pods in the namespace himself, as
-// with a Deployment. The check is a SubjectAccessReview for the caller (user,
+// podAccess keeps spec.podTemplate, spec.image and
+// spec.etcdPersistentVolumeClaimName from being a way around host RBAC: the
+// server creates the Pod with its own account, so a caller who shapes that
+// Pod must be allowed to create Pods in the namespace himself, as with a
+// Deployment. The check is a SubjectAccessReview for the caller (user,
 // groups, uid, extra), made by the host through the delegated authorizer.
 type podAccess struct {
 	authorizer authorizer.Authorizer
 }
 
 // shapesPod says whether a spec chooses anything of the Pod beyond what the
-// server generates.
+// server generates. A claim counts: the host lets whoever may create Pods
+// mount any claim of the namespace read-write, and nobody else (there is no
+// "use" verb on persistentvolumeclaims), so create pods is the right that
+// naming one for the server's Pod needs.
 func shapesPod(spec *sim.SimulatorSpec) bool {
-	return spec.PodTemplate != nil || (spec.Image != "" && spec.Image != version.SimulatorImage())
+	return spec.PodTemplate != nil || (spec.Image != "" && spec.Image != version.SimulatorImage()) || spec.EtcdPersistentVolumeClaimName != ""
+}
+
+// samePodShape says whether two specs choose the same of the Pod.
+func samePodShape(a, b *sim.SimulatorSpec) bool {
+	return a.Image == b.Image && a.EtcdPersistentVolumeClaimName == b.EtcdPersistentVolumeClaimName &&
+		apiequality.Semantic.DeepEqual(a.PodTemplate, b.PodTemplate)
 }
 
 func (a podAccess) check(ctx context.Context, s *sim.Simulator) error {
 	return a.allowed(ctx, s, authorizer.AttributesRecord{Verb: "create", APIVersion: "v1", Resource: "pods"},
-		"which a simulator that sets spec.podTemplate or spec.image needs (its Pod is shaped by the caller)")
+		"which a simulator that sets spec.podTemplate, spec.image or spec.etcdPersistentVolumeClaimName needs (its Pod is shaped, or mounts a claim, as the caller says)")
 }
 
 // secretsNamed are the Secrets a spec names for the server to mount into
@@ -150,7 +160,7 @@ func (a podAccess) updateValidation(next rest.ValidateObjectUpdateFunc) rest.Val
 		if !shapesPod(&newSim.Spec) {
 			return nil
 		}
-		if newSim.Spec.Image == oldSim.Spec.Image && apiequality.Semantic.DeepEqual(newSim.Spec.PodTemplate, oldSim.Spec.PodTemplate) {
+		if samePodShape(&newSim.Spec, &oldSim.Spec) {
 			return nil
 		}
 		return a.check(ctx, newSim)
