@@ -19,6 +19,7 @@ package integration
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -37,6 +38,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
@@ -214,11 +216,40 @@ func TestSimulatorAPI(t *testing.T) {
 		if precious(t) {
 			t.Error("the ConfigMap is still there after the writer's reset")
 		}
-		if out, err := post(writer, "/v1/import", `{"namespaces":[{"metadata":{"name":"imported"}}]}`); err != nil {
-			t.Errorf("import as a writer: %v\n%s", err, out)
+	})
+
+	t.Run("an import runs in the background", func(t *testing.T) {
+		// POST (create) answers 202 with the import's status at once; GET
+		// (get) tells how it stands, until it ends.
+		out, err := post(writer, "/v1/import", `{"namespaces":[{"metadata":{"name":"imported"}}],"pods":[{"metadata":{"namespace":"imported","name":"p"},"spec":{"containers":[{"name":"c","image":"x"}]}}]}`)
+		if err != nil {
+			t.Fatalf("import as a writer: %v\n%s", err, out)
 		}
-		if _, err := inner.CoreV1().Namespaces().Get(ctx, "imported", metav1.GetOptions{}); err != nil {
-			t.Errorf("the imported namespace: %v", err)
+		var st contract.ImportStatus
+		if err := json.Unmarshal([]byte(out), &st); err != nil || st.Phase != contract.ImportImporting || st.Resources["pods"].Total != 1 {
+			t.Errorf("import as a writer answered %s (%v), want its status, Importing", out, err)
+		}
+		eventually(t, "the import to end", func(context.Context) (bool, error) {
+			out, err := kubectl(t, reader, "get", "--raw", framework.SimulatorPath(ns, "target", "api", "/v1/import"))
+			if err != nil {
+				return false, fmt.Errorf("GET import as a reader: %w\n%s", err, out)
+			}
+			st = contract.ImportStatus{}
+			if err := json.Unmarshal([]byte(out), &st); err != nil {
+				return false, err
+			}
+			return st.Phase != contract.ImportImporting, nil
+		})
+		want := map[string]contract.ImportCounts{"namespaces": {Total: 1, Created: 1}, "pods": {Total: 1, Created: 1}}
+		if st.Phase != contract.ImportSucceeded || !apiequality.Semantic.DeepEqual(want, st.Resources) {
+			t.Errorf("import ended %+v, want Succeeded with %v", st, want)
+		}
+		if _, err := inner.CoreV1().Pods("imported").Get(ctx, "p", metav1.GetOptions{}); err != nil {
+			t.Errorf("the imported pod: %v", err)
+		}
+		out, err = kubectl(t, stranger, "get", "--raw", framework.SimulatorPath(ns, "target", "api", "/v1/import"))
+		if err == nil || !strings.Contains(err.Error(), `cannot get resource "simulators/api"`) {
+			t.Errorf("GET import as a stranger: %v, want 403\n%s", err, out)
 		}
 	})
 
