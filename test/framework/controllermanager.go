@@ -46,14 +46,19 @@ var controllers = []string{
 }
 
 // nodeControllers are the controllers added for a cluster with a node: the
-// node lifecycle (not-ready taint), pod GC, and what Deployments and
-// Services need.
+// node lifecycle (not-ready taint), pod GC, what Deployments and Services
+// need, and what a claim needs: binding (a Pod waits for its claim to be
+// Bound) and the protection finalizers' removal (kube-apiserver's admission
+// adds them; without it a claim, and its namespace, would never go).
 var nodeControllers = []string{
 	"node-lifecycle-controller",
 	"pod-garbage-collector-controller",
 	"deployment-controller",
 	"replicaset-controller",
 	"endpointslice-controller",
+	"persistentvolume-binder-controller",
+	"persistentvolume-protection-controller",
+	"persistentvolumeclaim-protection-controller",
 }
 
 // startKubeControllerManager starts kube-controller-manager and waits until

