@@ -33,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -73,6 +74,9 @@ func innerStateAcrossPods(t *testing.T, onClaim bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Before the namespace goes: the node is left as it was found only
+	// once the Pod has ended there.
+	t.Cleanup(func() { deleteSimulator(t, ns, created.Name) })
 	s := waitAvailable(t, ns, created.Name)
 	pod := simulatorPod(t, s)
 	if onClaim {
@@ -273,17 +277,19 @@ func checkInnerState(t *testing.T, ns, name string, kept bool, resetReason strin
 		t.Errorf("Pod %s: %s %s (%s: %s), want False, %s", pod.Name, cond.Type, cond.Status, cond.Reason, cond.Message, resetReason)
 	}
 	if kept && resetReason != "" {
+		// What the last List found: an error at the deadline would hide it.
+		var seen []string
 		poll(t, "an Event "+resetReason+" saying the objects are kept", time.Minute, func(ctx context.Context) (bool, string) {
 			events, err := hostCluster(t).Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Simulator,involvedObject.name=" + name})
 			if err != nil {
-				return false, err.Error()
+				return false, fmt.Sprintf("%v; Events before: %s", err, strings.Join(seen, "; "))
 			}
-			var seen []string
+			seen = seen[:0]
 			for _, e := range events.Items {
-				if e.Reason == resetReason && strings.Contains(e.Message, "keeps its objects") && strings.Contains(e.Message, pod.Name) {
+				if e.Reason == resetReason && e.Type == corev1.EventTypeNormal && strings.Contains(e.Message, "keeps its objects") && strings.Contains(e.Message, pod.Name) {
 					return true, ""
 				}
-				seen = append(seen, e.Reason+": "+e.Message)
+				seen = append(seen, e.Type+" "+e.Reason+": "+e.Message)
 			}
 			return false, strings.Join(seen, "; ")
 		})
@@ -321,6 +327,23 @@ func waitForPodAdded(t *testing.T, pods watch.Interface, old, next string, oldFi
 		case <-timeout:
 			t.Fatalf("Pod %s was not added within %v", next, availableTimeout)
 		}
+	}
+}
+
+// deleteSimulator deletes a simulator and waits until its Pods are gone.
+func deleteSimulator(t *testing.T, ns, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := simClient(t).SimV1alpha1().Simulators(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("deleting simulator %s/%s: %v", ns, name, err)
+		return
+	}
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		pods, err := hostCluster(t).Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sim.LabelSimulator + "=" + name})
+		return err == nil && len(pods.Items) == 0, nil
+	})
+	if err != nil {
+		t.Errorf("waiting for the Pods of simulator %s/%s to be gone: %v", ns, name, err)
 	}
 }
 

@@ -506,15 +506,22 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 	}
 	logger.V(2).Info("Created Pod", "pod", klog.KObj(pod))
 	if c.recorder != nil {
-		eventType := corev1.EventTypeNormal
-		if reason != "" && !kept {
-			eventType = corev1.EventTypeWarning
-		} else {
-			reason = "PodCreated"
-		}
+		eventType, reason := newPodEvent(reason, kept)
 		c.recorder.Event(s, eventType, reason, message)
 	}
 	return false, nil
+}
+
+// newPodEvent is the type and reason of a new Pod's Event, given whyNewPod's
+// reason: a Warning when what was made inside is gone.
+func newPodEvent(reason string, kept bool) (eventType, eventReason string) {
+	switch {
+	case reason == "":
+		return corev1.EventTypeNormal, "PodCreated"
+	case kept:
+		return corev1.EventTypeNormal, reason
+	}
+	return corev1.EventTypeWarning, reason
 }
 
 // whyNewPod says why pod is made, for its Event: a reason and a message

@@ -97,6 +97,18 @@ func TestWhyNewPod(t *testing.T) {
 				t.Errorf("whyNewPod = %q, %q, kept %v; want %q, kept %v, a message containing %q",
 					reason, message, kept, tc.wantReason, tc.wantKept, tc.wantMessage)
 			}
+			// The Event: its reason is whyNewPod's, a Warning when the
+			// objects are gone.
+			wantType, wantEventReason := corev1.EventTypeNormal, tc.wantReason
+			switch {
+			case tc.wantReason == "":
+				wantEventReason = "PodCreated"
+			case !tc.wantKept:
+				wantType = corev1.EventTypeWarning
+			}
+			if gotType, gotReason := newPodEvent(reason, kept); gotType != wantType || gotReason != wantEventReason {
+				t.Errorf("Event %s %s, want %s %s", gotType, gotReason, wantType, wantEventReason)
+			}
 		})
 	}
 }

@@ -54,10 +54,12 @@ type SimulatorSpecApplyConfiguration struct {
 	// Pod starts once the old one has ended, as two etcds on one data
 	// directory would corrupt it. Naming a claim needs the caller's create
 	// on pods in the namespace, as the host asks of a Pod that mounts one.
-	// The claim is the user's: deleting the simulator leaves it and its
-	// data, and a new simulator on it starts empty (keys are per simulator
-	// UID). Use it for one simulator at a time (access mode
-	// ReadWriteOncePod makes the host enforce that). Not with etcdURL.
+	// Its volume must be writable by the Pod's user and group (65532, also
+	// its fsGroup). The claim is the user's: deleting the simulator leaves
+	// it and its data, and a new simulator on it starts empty (keys are per
+	// simulator UID). Give a claim to one simulator at a time (access mode
+	// ReadWriteOncePod, where its volume supports it, has the host enforce
+	// that). Not with etcdURL.
 	EtcdPersistentVolumeClaimName *string `json:"etcdPersistentVolumeClaimName,omitempty"`
 	// CORSAllowedOriginList is the list of origins (scheme://host[:port]) allowed by
 	// the inner kube-apiserver and the simulator server. Passed as env CORS_ALLOWED_ORIGIN_LIST.
