@@ -57,7 +57,11 @@ func (c podCheck) check(ctx context.Context, obj runtime.Object) error {
 	}
 	_, err = c.pods.Pods(s.Namespace).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	switch {
-	case err == nil:
+	case err == nil, apierrors.IsAlreadyExists(err):
+		// AlreadyExists comes after validation and admission passed: the
+		// Pod is acceptable, and its name is taken by the simulator's own
+		// Pod (the name's record then answers AlreadyExists, not a 500) or
+		// by a stranger's, which the reconciler reports.
 		return nil
 	case apierrors.IsInvalid(err):
 		return underPodTemplate(s.Name, err)
