@@ -155,14 +155,15 @@ func (k *keeper) check(ref objectRef) {
 	}
 }
 
-// damaged queues the record of ref, which cannot be read at
-// resourceVersion rv, unless that damage was reported already.
-func (k *keeper) damaged(ref objectRef, rv string) {
-	if k == nil || ref.resource == "" {
+// damaged queues the record of ref, cm, which cannot be read, unless that
+// damage was reported already. A ConfigMap not named for ref was never a
+// record of ours (planted): no get finds it, nothing to tell.
+func (k *keeper) damaged(ref objectRef, cm *corev1.ConfigMap) {
+	if k == nil || ref.resource == "" || cm.Name != ref.recordName() {
 		return
 	}
 	k.mu.Lock()
-	told := k.reported[ref.recordName()] == rv
+	told := k.reported[cm.Name] == cm.ResourceVersion
 	k.mu.Unlock()
 	if !told {
 		k.queue.Add(ref)
@@ -260,6 +261,10 @@ func (k *keeper) restore(ctx context.Context, s *store, ref objectRef, last *cor
 	if err != nil {
 		return err
 	}
+	// genericregistry deletes a record only once its object is being
+	// deleted with its finalizers done, or when it has none: a record
+	// deleted while its object was live with a finalizer went behind the
+	// server's back.
 	if m.GetDeletionTimestamp() != nil || len(m.GetFinalizers()) == 0 {
 		return nil
 	}

@@ -410,7 +410,7 @@ func (s *store) getRecord(ctx context.Context, ref objectRef, rv string) (*corev
 func (s *store) readRecord(ctx context.Context, key string, ref objectRef, cm *corev1.ConfigMap) (runtime.Object, bool, error) {
 	obj, stale, err := s.decodeAs(ctx, cm, ref)
 	if err != nil {
-		s.keeper.damaged(ref, cm.ResourceVersion)
+		s.keeper.damaged(ref, cm)
 		return nil, false, storage.NewCorruptObjError(key, fmt.Errorf("%w; %s", err, s.damagedHint(ref)))
 	}
 	if !labelsSay(cm, ref) {
@@ -542,7 +542,7 @@ func (s *store) GetList(ctx context.Context, key string, opts storage.ListOption
 			// One bad record must not take the whole list down; a get of
 			// it says what is wrong, and unsafe deletion removes it.
 			logger.Error(err, "Skipping a record that cannot be read", "resource", s.resource, "key", r.key)
-			s.keeper.damaged(labelledRef(r.cm), r.cm.ResourceVersion)
+			s.keeper.damaged(labelledRef(r.cm), r.cm)
 			continue
 		}
 		if ok, err := opts.Predicate.Matches(obj); err != nil || !ok {
