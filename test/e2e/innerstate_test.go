@@ -107,7 +107,7 @@ func innerStateAcrossPods(t *testing.T, onClaim bool) {
 		}
 		return s.Status.Phase == v1alpha1.SimulatorAvailable, fmt.Sprintf("phase %s: %s", s.Status.Phase, s.Status.Message)
 	})
-	s, pod = checkInnerState(t, ns, created.Name, true, "")
+	_, pod = checkInnerState(t, ns, created.Name, true, "")
 
 	// (b) The Pod deleted: the reconciler makes it again.
 	if err := c.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{}); err != nil {
