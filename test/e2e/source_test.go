@@ -27,7 +27,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -65,39 +64,8 @@ func TestSourceHost(t *testing.T) {
 	c := hostCluster(t)
 	ctx := t.Context()
 	ns := newNamespace(t, "source-")
-	root, err := framework.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := kubectl(t, "apply", "-f", filepath.Join(root, "artifacts/deploy/rbac-source-reader.yaml")); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
 	const reader = "source-reader"
-	if _, err := c.Client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: reader}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + reader},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "sim-source-reader"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: reader}},
-	}
-	if _, err := c.Client.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = c.Client.RbacV1().ClusterRoleBindings().Delete(context.WithoutCancel(ctx), binding.Name, metav1.DeleteOptions{})
-	})
-	token := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: reader, Annotations: map[string]string{corev1.ServiceAccountNameKey: reader}},
-		Type:       corev1.SecretTypeServiceAccountToken,
-	}
-	if _, err := c.Client.CoreV1().Secrets(ns).Create(ctx, token, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	poll(t, "the source's token", time.Minute, func(ctx context.Context) (bool, string) {
-		s, err := c.Client.CoreV1().Secrets(ns).Get(ctx, reader, metav1.GetOptions{})
-		return err == nil && len(s.Data[corev1.ServiceAccountTokenKey]) > 0, fmt.Sprint(err)
-	})
+	framework.SourceToken(t, c, ns, reader)
 
 	web := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},

@@ -19,59 +19,18 @@ package integration
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
-
-// sourceReaderManifest is the ClusterRole a source's account is bound to.
-const sourceReaderManifest = "artifacts/deploy/rbac-source-reader.yaml"
-
-// sourceToken makes, in ns, a ServiceAccount bound cluster-wide to
-// sim-source-reader and a kubernetes.io/service-account-token Secret for
-// it, as the README's recipe does, and waits for its token.
-func sourceToken(t *testing.T, ns, name string) {
-	t.Helper()
-	c := hostCluster(t)
-	ctx := t.Context()
-	if _, err := kubectl(t, c.KubeconfigPath, "apply", "-f", filepath.Join(repoRoot, sourceReaderManifest)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "sim-source-reader"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: name}},
-	}
-	if _, err := c.Client.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = c.Client.RbacV1().ClusterRoleBindings().Delete(context.WithoutCancel(ctx), binding.Name, metav1.DeleteOptions{})
-	})
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{corev1.ServiceAccountNameKey: name}},
-		Type:       corev1.SecretTypeServiceAccountToken,
-	}
-	if _, err := c.Client.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the token of "+name, func(ctx context.Context) (bool, error) {
-		s, err := c.Client.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
-		return err == nil && len(s.Data[corev1.ServiceAccountTokenKey]) > 0, nil
-	})
-}
 
 // sourceSimulator is a simulator of ns mirroring the namespaces given from
 // the Secret secret.
@@ -114,7 +73,7 @@ func TestSource(t *testing.T) {
 	ctx := t.Context()
 	ns := createNamespace(t, "source")
 	watched := createNamespace(t, "source-watched")
-	sourceToken(t, ns, "host-reader")
+	framework.SourceToken(t, c, ns, "host-reader")
 
 	// The source's workload: Pods Pending in the host, which has no Node.
 	for i := range 3 {
