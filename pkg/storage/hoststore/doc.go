@@ -46,14 +46,6 @@ limitations under the License.
 // Delete answers the object at the revision of its deletion, read from a
 // watch of the record, since the host's DELETE answers without it.
 //
-// Records changed behind the server's back (keeper.go): a get finds a
-// record by its name whatever its labels say, so that a name never answers
-// NotFound while a create of it collides, nor lets the host's garbage
-// collector take its owner for gone; a keeper on every replica puts back
-// the labels of a relabelled record, makes a record deleted while its
-// object was live again as a deleted object (so that its finalizer's
-// cleanup runs), and tells of each, and of damaged records, with Events.
-//
 // Kubernetes' storage test suite (k8s.io/apiserver/pkg/storage/testing) runs
 // against this package in test/integration/storagesuite. What differs, and
 // why it is inherent to records in a host:

@@ -293,7 +293,6 @@ func (w *watcher) convert(ev watch.Event) (out watch.Event, key string, emit, st
 	key = objectKey(w.store.prefix, cm)
 	obj, _, err := w.store.decode(context.Background(), cm)
 	if err != nil {
-		w.store.keeper.damaged(labelledRef(cm), cm)
 		// A watcher must not miss a change: it gets an error, and relists.
 		if ev.Type == watch.Deleted {
 			return errorEvent(&apierrors.StatusError{ErrStatus: metav1.Status{
