@@ -55,6 +55,16 @@ var Funcs = func(codecs runtimeserializer.CodecFactory) []interface{} {
 				s.PodTemplate = t
 			}
 		},
+		func(s *sim.SimulatorSource, c randfill.Continue) {
+			c.FillNoCustom(s)
+			// Defaulted on decode, as in SimulatorSpec.
+			if s.Mode == "" {
+				s.Mode = sim.SourceModeOnce
+			}
+			if s.QPS == 0 {
+				s.QPS = 50
+			}
+		},
 		func(s *sim.NodePoolSpec, c randfill.Continue) {
 			c.FillNoCustom(s)
 			if s.Replicas == nil {
