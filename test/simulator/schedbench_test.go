@@ -295,7 +295,20 @@ func median(xs []float64) float64 {
 // createPending creates n Pods labelled bench=prefix for schedulerName.
 func createPending(tb testing.TB, c kubernetes.Interface, prefix, schedulerName string, n int) {
 	tb.Helper()
-	ctx := framework.TimeoutContext(tb, 5*time.Minute)
+	createPods(tb, c, 5*time.Minute, n, func(i int) *corev1.Pod {
+		p := testPod("default", fmt.Sprintf("%s-%d", prefix, i))
+		p.Labels = map[string]string{"bench": prefix}
+		p.Spec.SchedulerName = schedulerName
+		p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("100m")
+		return p
+	})
+}
+
+// createPods creates the n Pods pod(i) makes with 32 writers, within
+// timeout, and fails tb on the first error.
+func createPods(tb testing.TB, c kubernetes.Interface, timeout time.Duration, n int, pod func(i int) *corev1.Pod) {
+	tb.Helper()
+	ctx := framework.TimeoutContext(tb, timeout)
 	work := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -303,11 +316,8 @@ func createPending(tb testing.TB, c kubernetes.Interface, prefix, schedulerName 
 	for range 32 {
 		wg.Go(func() {
 			for i := range work {
-				p := testPod("default", fmt.Sprintf("%s-%d", prefix, i))
-				p.Labels = map[string]string{"bench": prefix}
-				p.Spec.SchedulerName = schedulerName
-				p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("100m")
-				if _, err := c.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{}); err != nil {
+				p := pod(i)
+				if _, err := c.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 					mu.Lock()
 					firstErr = err
 					mu.Unlock()

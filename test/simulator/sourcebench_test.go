@@ -19,11 +19,10 @@ package simulator_test
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
@@ -120,33 +119,11 @@ func BenchmarkSourceImport(b *testing.B) {
 // the nodes node-0..node-(nodes-1), but one in twenty left pending.
 func createSourcePods(tb testing.TB, c kubernetes.Interface, nodes, n int) {
 	tb.Helper()
-	ctx := framework.TimeoutContext(tb, 10*time.Minute)
-	work := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	for range 32 {
-		wg.Go(func() {
-			for i := range work {
-				node := fmt.Sprintf("node-%d", i%nodes)
-				if i%20 == 19 {
-					node = ""
-				}
-				p := boundPod("default", fmt.Sprintf("pod-%d", i), node)
-				if _, err := c.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{}); err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	if firstErr != nil {
-		tb.Fatalf("creating pods: %v", firstErr)
-	}
+	createPods(tb, c, 10*time.Minute, n, func(i int) *corev1.Pod {
+		node := fmt.Sprintf("node-%d", i%nodes)
+		if i%20 == 19 {
+			node = ""
+		}
+		return boundPod("default", fmt.Sprintf("pod-%d", i), node)
+	})
 }
