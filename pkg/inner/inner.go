@@ -23,9 +23,13 @@ limitations under the License.
 package inner
 
 import (
+	"bytes"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -208,4 +212,64 @@ func (a *Access) Forget(namespace, name string) {
 		e.transport.CloseIdleConnections()
 		delete(a.cache, namespace+"/"+name)
 	}
+}
+
+// Call sends one request to the simulator server of t (t.Port is its
+// port) as the admin, and reads at most maxAnswer bytes of the answer. A
+// status other than want is an error carrying the answer's start. The
+// reconcilers that speak to simulator servers go through here.
+func (a *Access) Call(ctx context.Context, t Target, method, path string, body []byte, want int, maxAnswer int64) ([]byte, error) {
+	u, err := a.URL(t)
+	if err != nil {
+		return nil, err
+	}
+	transport, err := a.Transport(t)
+	if err != nil {
+		return nil, err
+	}
+	u.Path = path
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), reader)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := (&http.Client{Transport: transport}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if resp.StatusCode != want {
+		if len(answer) > 512 {
+			answer = answer[:512]
+		}
+		return nil, &CallError{Method: method, Path: path, Code: resp.StatusCode, Answer: string(bytes.TrimSpace(answer))}
+	}
+	return answer, nil
+}
+
+// CallError is an answer to Call with an unexpected status.
+type CallError struct {
+	Method, Path string
+	Code         int
+	Answer       string
+}
+
+func (e *CallError) Error() string {
+	return fmt.Sprintf("%s %s: %d %s: %s", e.Method, e.Path, e.Code, http.StatusText(e.Code), e.Answer)
+}
+
+// IsCallStatus says whether err is an answer with status code.
+func IsCallStatus(err error, code int) bool {
+	var ce *CallError
+	return errors.As(err, &ce) && ce.Code == code
 }

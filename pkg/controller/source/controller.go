@@ -25,7 +25,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -154,32 +153,11 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 // ask GETs the source's report from the simulator server of s's ready Pod.
 func (c *Controller) ask(ctx context.Context, s *v1alpha1.Simulator) (*contract.SourceStatus, error) {
 	t := inner.Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: s.Spec.SimulatorServerPort}
-	u, err := c.access.URL(t)
-	if err != nil {
-		return nil, err
-	}
-	transport, err := c.access.Transport(t)
-	if err != nil {
-		return nil, err
-	}
-	u.Path = contract.PathSource
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	body, err := c.access.Call(ctx, t, http.MethodGet, contract.PathSource, nil, http.StatusOK, maxReport)
 	if err != nil {
 		return nil, err
-	}
-	resp, err := (&http.Client{Transport: transport}).Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReport))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %s: %s", contract.PathSource, resp.Status, body)
 	}
 	report := &contract.SourceStatus{}
 	if err := json.Unmarshal(body, report); err != nil {
