@@ -172,10 +172,23 @@ type ScenarioSample struct {
 	MemoryPercent       int32 `json:"memoryPercent"`
 }
 
-// ScenarioPlacements maps each Pod (namespace/name) bound at the end of a
-// run to its Node.
+// ScenarioPlacements says where the Pods bound at the end of a run are, by
+// group: the replicas of one controller are interchangeable, and their names
+// differ from run to run (a ReplicaSet's random suffixes), so they are
+// compared as a group. A Pod with a controller and a generateName is in the
+// group NAMESPACE/GENERATENAME* (a ReplicaSet's names are the same in every
+// run); any other Pod is alone in NAMESPACE/NAME.
 type ScenarioPlacements struct {
-	RunID      string            `json:"runID"`
-	Generation int64             `json:"generation"`
-	Pods       map[string]string `json:"pods"`
+	RunID      string `json:"runID"`
+	Generation int64  `json:"generation"`
+	// Groups counts, for each group, its bound Pods by Node.
+	Groups map[string]map[string]int32 `json:"groups"`
+}
+
+// PlacementGroup is the group of a Pod in ScenarioPlacements.
+func PlacementGroup(namespace, name, generateName string, controlled bool) string {
+	if controlled && generateName != "" {
+		return namespace + "/" + generateName + "*"
+	}
+	return namespace + "/" + name
 }
