@@ -50,6 +50,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&SimulatorList{},
 		&NodePool{},
 		&NodePoolList{},
+		&Scenario{},
+		&ScenarioList{},
 		&SimulatorProxyOptions{},
 		&SimulatorKubeconfigOptions{},
 	)

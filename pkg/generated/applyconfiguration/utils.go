@@ -32,6 +32,12 @@ import (
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
 	// Group=sim.x-k8s.io, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithKind("AllocationSummary"):
+		return &simv1alpha1.AllocationSummaryApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("LagSummary"):
+		return &simv1alpha1.LagSummaryApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("LatencySummary"):
+		return &simv1alpha1.LatencySummaryApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("NodePool"):
 		return &simv1alpha1.NodePoolApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("NodePoolSpec"):
@@ -46,6 +52,32 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &simv1alpha1.NodeTemplateSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("NodeTemplateStatus"):
 		return &simv1alpha1.NodeTemplateStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("Scenario"):
+		return &simv1alpha1.ScenarioApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioComparison"):
+		return &simv1alpha1.ScenarioComparisonApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioInitial"):
+		return &simv1alpha1.ScenarioInitialApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioNodePool"):
+		return &simv1alpha1.ScenarioNodePoolApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioObjects"):
+		return &simv1alpha1.ScenarioObjectsApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioScale"):
+		return &simv1alpha1.ScenarioScaleApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioSpec"):
+		return &simv1alpha1.ScenarioSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioStatus"):
+		return &simv1alpha1.ScenarioStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioStep"):
+		return &simv1alpha1.ScenarioStepApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioTrace"):
+		return &simv1alpha1.ScenarioTraceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioVariant"):
+		return &simv1alpha1.ScenarioVariantApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioVariantStatus"):
+		return &simv1alpha1.ScenarioVariantStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ScenarioWait"):
+		return &simv1alpha1.ScenarioWaitApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ShadowSchedulingStatus"):
 		return &simv1alpha1.ShadowSchedulingStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Simulator"):

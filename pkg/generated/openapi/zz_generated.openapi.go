@@ -359,6 +359,9 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		runtime.Unknown{}.OpenAPIModelName():                           schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
 		intstr.IntOrString{}.OpenAPIModelName():                        schema_apimachinery_pkg_util_intstr_IntOrString(ref),
 		version.Info{}.OpenAPIModelName():                              schema_k8sio_apimachinery_pkg_version_Info(ref),
+		v1alpha1.AllocationSummary{}.OpenAPIModelName():                schema_pkg_apis_sim_v1alpha1_AllocationSummary(ref),
+		v1alpha1.LagSummary{}.OpenAPIModelName():                       schema_pkg_apis_sim_v1alpha1_LagSummary(ref),
+		v1alpha1.LatencySummary{}.OpenAPIModelName():                   schema_pkg_apis_sim_v1alpha1_LatencySummary(ref),
 		v1alpha1.NodePool{}.OpenAPIModelName():                         schema_pkg_apis_sim_v1alpha1_NodePool(ref),
 		v1alpha1.NodePoolList{}.OpenAPIModelName():                     schema_pkg_apis_sim_v1alpha1_NodePoolList(ref),
 		v1alpha1.NodePoolSpec{}.OpenAPIModelName():                     schema_pkg_apis_sim_v1alpha1_NodePoolSpec(ref),
@@ -367,6 +370,20 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.NodeTemplateMetadata{}.OpenAPIModelName():             schema_pkg_apis_sim_v1alpha1_NodeTemplateMetadata(ref),
 		v1alpha1.NodeTemplateSpec{}.OpenAPIModelName():                 schema_pkg_apis_sim_v1alpha1_NodeTemplateSpec(ref),
 		v1alpha1.NodeTemplateStatus{}.OpenAPIModelName():               schema_pkg_apis_sim_v1alpha1_NodeTemplateStatus(ref),
+		v1alpha1.Scenario{}.OpenAPIModelName():                         schema_pkg_apis_sim_v1alpha1_Scenario(ref),
+		v1alpha1.ScenarioComparison{}.OpenAPIModelName():               schema_pkg_apis_sim_v1alpha1_ScenarioComparison(ref),
+		v1alpha1.ScenarioInitial{}.OpenAPIModelName():                  schema_pkg_apis_sim_v1alpha1_ScenarioInitial(ref),
+		v1alpha1.ScenarioList{}.OpenAPIModelName():                     schema_pkg_apis_sim_v1alpha1_ScenarioList(ref),
+		v1alpha1.ScenarioNodePool{}.OpenAPIModelName():                 schema_pkg_apis_sim_v1alpha1_ScenarioNodePool(ref),
+		v1alpha1.ScenarioObjects{}.OpenAPIModelName():                  schema_pkg_apis_sim_v1alpha1_ScenarioObjects(ref),
+		v1alpha1.ScenarioScale{}.OpenAPIModelName():                    schema_pkg_apis_sim_v1alpha1_ScenarioScale(ref),
+		v1alpha1.ScenarioSpec{}.OpenAPIModelName():                     schema_pkg_apis_sim_v1alpha1_ScenarioSpec(ref),
+		v1alpha1.ScenarioStatus{}.OpenAPIModelName():                   schema_pkg_apis_sim_v1alpha1_ScenarioStatus(ref),
+		v1alpha1.ScenarioStep{}.OpenAPIModelName():                     schema_pkg_apis_sim_v1alpha1_ScenarioStep(ref),
+		v1alpha1.ScenarioTrace{}.OpenAPIModelName():                    schema_pkg_apis_sim_v1alpha1_ScenarioTrace(ref),
+		v1alpha1.ScenarioVariant{}.OpenAPIModelName():                  schema_pkg_apis_sim_v1alpha1_ScenarioVariant(ref),
+		v1alpha1.ScenarioVariantStatus{}.OpenAPIModelName():            schema_pkg_apis_sim_v1alpha1_ScenarioVariantStatus(ref),
+		v1alpha1.ScenarioWait{}.OpenAPIModelName():                     schema_pkg_apis_sim_v1alpha1_ScenarioWait(ref),
 		v1alpha1.ShadowSchedulingStatus{}.OpenAPIModelName():           schema_pkg_apis_sim_v1alpha1_ShadowSchedulingStatus(ref),
 		v1alpha1.Simulator{}.OpenAPIModelName():                        schema_pkg_apis_sim_v1alpha1_Simulator(ref),
 		v1alpha1.SimulatorKubeconfigOptions{}.OpenAPIModelName():       schema_pkg_apis_sim_v1alpha1_SimulatorKubeconfigOptions(ref),
@@ -18323,6 +18340,88 @@ func schema_k8sio_apimachinery_pkg_version_Info(ref common.ReferenceCallback) co
 	}
 }
 
+func schema_pkg_apis_sim_v1alpha1_AllocationSummary(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "AllocationSummary is a ratio sampled over a run, in percent.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"meanPercent": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int32",
+						},
+					},
+					"p90Percent": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int32",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_LagSummary(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "LagSummary is how late events were applied against their scaled time.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"p99Milliseconds": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"maxMilliseconds": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"late": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Late counts the events applied more than 100 ms after their scaled time.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_LatencySummary(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "LatencySummary is a distribution of durations, in milliseconds.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"p50Milliseconds": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"p99Milliseconds": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_sim_v1alpha1_NodePool(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -18699,6 +18798,833 @@ func schema_pkg_apis_sim_v1alpha1_NodeTemplateStatus(ref common.ReferenceCallbac
 		},
 		Dependencies: []string{
 			corev1.NodeSystemInfo{}.OpenAPIModelName(), resource.Quantity{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_Scenario(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Scenario runs one workload in several simulators, one for each scheduler configuration (variant), and compares what each scheduled.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Spec is the workload and the variants. Immutable once the scenario runs, but for nothing: a changed spec is a new scenario.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ScenarioSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Status is each variant's outcome and their comparison.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ScenarioStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			metav1.ObjectMeta{}.OpenAPIModelName(), v1alpha1.ScenarioSpec{}.OpenAPIModelName(), v1alpha1.ScenarioStatus{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioComparison(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioComparison compares two variants' placements, Pod by Pod (namespace/name).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"variant": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Variant and Baseline are the variants compared.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"baseline": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"noiseFloor": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NoiseFloor is true when Variant is Baseline's second run.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"placedDifferently": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PlacedDifferently counts the Pods bound in both, to different Nodes.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"scheduledOnlyInVariant": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ScheduledOnlyInVariant and ScheduledOnlyInBaseline count the Pods bound in one and not the other.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"scheduledOnlyInBaseline": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"nodesUsedDelta": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NodesUsedDelta is the variant's NodesUsed minus the baseline's.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"variant", "baseline"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioInitial(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioInitial is what the simulators hold before the timeline starts. At most one field is set.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"simulatorName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SimulatorName copies another simulator of the namespace (its export) into each simulator. The caller must be allowed to get that simulator's export.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Source imports a cluster once into each simulator, as a simulator's spec.source does (its mode must be Once).",
+							Ref:         ref(v1alpha1.SimulatorSource{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.SimulatorSource{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioList is a list of Scenarios.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.Scenario{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			metav1.ListMeta{}.OpenAPIModelName(), v1alpha1.Scenario{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioNodePool(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioNodePool is a NodePool made in each simulator of a scenario.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name is the pool's name in the scenario; timeline steps name it so.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"replicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Replicas is the number of Nodes at the start. Defaults to 1.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"template": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Template is the Nodes' template, as in a NodePool.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.NodeTemplate{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.NodeTemplate{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioObjects(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioObjects are objects given inline or in a ConfigMap: exactly one of objects and configMapName.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"objects": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Objects are Kubernetes objects (apiVersion, kind, metadata...).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(runtime.RawExtension{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"configMapName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ConfigMapName names a ConfigMap of the scenario's namespace whose values are YAML or JSON documents of objects, read when the scenario starts. The caller must be allowed to get it.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			runtime.RawExtension{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioScale(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioScale sets the replicas of one object.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is NodePool, Deployment, ReplicaSet or StatefulSet.\n\nPossible enum values:\n - `\"Deployment\"` , ScaleReplicaSet and ScaleStatefulSet scale a workload inside the simulators.\n - `\"NodePool\"` scales a NodePool of spec.nodePools.\n - `\"ReplicaSet\"`\n - `\"StatefulSet\"`",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Deployment", "NodePool", "ReplicaSet", "StatefulSet"},
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Namespace of a workload inside the simulators; empty for a NodePool.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the NodePool in spec.nodePools, or of the workload.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"replicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Replicas is the new number of replicas.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"kind", "name", "replicas"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioSpec is a workload and the scheduler configurations to run it under.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"simulator": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Simulator is the spec of every variant's simulator (its ports, image, Pod template...). The scenario makes one simulator per variant, named SCENARIO-VARIANT and owned by the scenario.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.SimulatorSpec{}.OpenAPIModelName()),
+						},
+					},
+					"variants": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Variants are the scheduler configurations compared. Exactly one of variants and simulators.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ScenarioVariant{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"simulators": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Simulators names existing simulators in the scenario's namespace to run the workload in, each with the scheduler configuration it has. They are not deleted with the scenario. Exactly one of variants and simulators.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"nodePools": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "NodePools are made in each variant's simulator (named SIMULATOR-POOL) before the timeline starts.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ScenarioNodePool{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"initial": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Initial is what each simulator holds before the timeline starts. Empty means nothing but the NodePools.",
+							Ref:         ref(v1alpha1.ScenarioInitial{}.OpenAPIModelName()),
+						},
+					},
+					"timeline": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Timeline is the workload, as steps at offsets from the start. At most one of timeline and trace.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ScenarioStep{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"trace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Trace is the workload as a recorded trace. At most one of timeline and trace.",
+							Ref:         ref(v1alpha1.ScenarioTrace{}.OpenAPIModelName()),
+						},
+					},
+					"duration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Duration is how long the workload runs, in the scenario's time (a trace's time before its speed-up). Defaults to the last step's offset (or the trace's length) and one minute.",
+							Ref:         ref(metav1.Duration{}.OpenAPIModelName()),
+						},
+					},
+					"noiseFloor": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NoiseFloor runs the first variant twice, in a second simulator named SCENARIO-VARIANT-again, so that the comparison shows how much two runs of one configuration differ by chance (kube-scheduler breaks score ties at random). Defaults to true with variants; ignored with simulators.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			metav1.Duration{}.OpenAPIModelName(), v1alpha1.ScenarioInitial{}.OpenAPIModelName(), v1alpha1.ScenarioNodePool{}.OpenAPIModelName(), v1alpha1.ScenarioStep{}.OpenAPIModelName(), v1alpha1.ScenarioTrace{}.OpenAPIModelName(), v1alpha1.ScenarioVariant{}.OpenAPIModelName(), v1alpha1.SimulatorSpec{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioStatus is each variant's outcome and their comparison.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"phase": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Phase is Pending, Running, Succeeded or Failed.\n\nPossible enum values:\n - `\"Failed\"` means a variant could not run it (see conditions).\n - `\"Pending\"` means its simulators are being made or are not yet Available.\n - `\"Running\"` means the workload runs.\n - `\"Succeeded\"` means every variant ran the whole workload.",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Failed", "Pending", "Running", "Succeeded"},
+						},
+					},
+					"observedGeneration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ObservedGeneration is the generation the status is about.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"startTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "StartTime is when the workload started in every simulator.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"completionTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "CompletionTime is when the last variant finished.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"progress": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Progress is the share of the duration run, in percent, by the slowest variant.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type":       "map",
+								"x-kubernetes-patch-merge-key": "type",
+								"x-kubernetes-patch-strategy":  "merge",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Conditions: Ready (the simulators are Available) and Complete.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(metav1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"variants": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Variants is each variant's outcome, in spec order; the noise floor's second run comes last.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ScenarioVariantStatus{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"comparisons": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Comparisons compare each variant with the first, and the first with its second run (the noise floor).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ScenarioComparison{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName(), v1alpha1.ScenarioComparison{}.OpenAPIModelName(), v1alpha1.ScenarioVariantStatus{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioStep(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioStep is one step of a timeline: exactly one of create, delete, scale and wait.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"at": {
+						SchemaProps: spec.SchemaProps{
+							Description: "At is the step's offset from the start. Steps run in order; a step does not start before the one above it ended (a wait may end late).",
+							Ref:         ref(metav1.Duration{}.OpenAPIModelName()),
+						},
+					},
+					"create": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Create creates these objects in each simulator.",
+							Ref:         ref(v1alpha1.ScenarioObjects{}.OpenAPIModelName()),
+						},
+					},
+					"delete": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Delete deletes these objects (matched by kind, namespace and name) in each simulator.",
+							Ref:         ref(v1alpha1.ScenarioObjects{}.OpenAPIModelName()),
+						},
+					},
+					"scale": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Scale sets the replicas of a NodePool of the scenario or of a workload inside the simulators.",
+							Ref:         ref(v1alpha1.ScenarioScale{}.OpenAPIModelName()),
+						},
+					},
+					"wait": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Wait waits for a condition inside the simulators.",
+							Ref:         ref(v1alpha1.ScenarioWait{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"at"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Duration{}.OpenAPIModelName(), v1alpha1.ScenarioObjects{}.OpenAPIModelName(), v1alpha1.ScenarioScale{}.OpenAPIModelName(), v1alpha1.ScenarioWait{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioTrace(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioTrace is a recorded trace replayed as the workload.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"configMapName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ConfigMapName names a ConfigMap of the scenario's namespace holding the trace, as JSON lines of events (a source's recording: time, type, resource, namespace, name, object). The caller must be allowed to get it.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"key": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Key is the ConfigMap's key holding the trace. Defaults to \"trace\".",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"speed": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Speed divides the trace's time: 60 replays an hour in a minute. Defaults to 1.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"configMapName"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioVariant(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioVariant is one scheduler configuration.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name is a DNS label, unique in the scenario.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"schedulerConfiguration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SchedulerConfiguration is a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) for the variant's scheduler. Empty means kube-scheduler's defaults.",
+							Ref:         ref(runtime.RawExtension{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+		Dependencies: []string{
+			runtime.RawExtension{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioVariantStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioVariantStatus is what one variant's scheduler did with the workload.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name is the variant's name; the noise floor's second run is VARIANT-again.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"simulatorName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SimulatorName is the simulator it runs in.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"progress": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Progress is the share of the duration run, in percent.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message says what went wrong, or why the variant runs late.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"podsScheduled": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PodsScheduled, PodsUnschedulable and PodsPreempted count Pods: bound; pending with PodScheduled False at the end; evicted by preemption.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"podsUnschedulable": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"podsPreempted": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"integer"},
+							Format: "int64",
+						},
+					},
+					"schedulingAttempts": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SchedulingAttempts counts the scheduler's attempts (each cycle that ended bound or unschedulable).",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"bindLatency": {
+						SchemaProps: spec.SchemaProps{
+							Description: "BindLatency is the time from a Pod's creation to its binding, in the simulator's (wall) time.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.LatencySummary{}.OpenAPIModelName()),
+						},
+					},
+					"nodesUsed": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NodesUsed is the largest number of Nodes that held a Pod at once.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"cpu": {
+						SchemaProps: spec.SchemaProps{
+							Description: "CPU and Memory are requested ÷ allocatable over the Nodes that held a Pod, sampled through the run.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.AllocationSummary{}.OpenAPIModelName()),
+						},
+					},
+					"memory": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(v1alpha1.AllocationSummary{}.OpenAPIModelName()),
+						},
+					},
+					"largestFit": {
+						SchemaProps: spec.SchemaProps{
+							Description: "LargestFit is the largest Pod (CPU and memory requests) that would still fit on one Node at the end: the fragmentation left.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(resource.Quantity{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"rejections": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Rejections counts, by plugin, the Nodes a plugin filtered out, summed over the attempts that found no Node.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"integer"},
+										Format: "int64",
+									},
+								},
+							},
+						},
+					},
+					"lag": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Lag is how late the steps and trace events were applied, against their scaled time.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.LagSummary{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"name", "simulatorName"},
+			},
+		},
+		Dependencies: []string{
+			resource.Quantity{}.OpenAPIModelName(), v1alpha1.AllocationSummary{}.OpenAPIModelName(), v1alpha1.LagSummary{}.OpenAPIModelName(), v1alpha1.LatencySummary{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_sim_v1alpha1_ScenarioWait(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScenarioWait waits for a condition inside each simulator.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"for": {
+						SchemaProps: spec.SchemaProps{
+							Description: "For is PodsSettled or NodesReady.\n\nPossible enum values:\n - `\"NodesReady\"` waits until every Node is Ready.\n - `\"PodsSettled\"` waits until every Pod is bound or found unschedulable (PodScheduled False) since its last change.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"NodesReady", "PodsSettled"},
+						},
+					},
+					"timeout": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Timeout bounds the wait; a wait that times out is reported in the variant's status and the timeline goes on. Defaults to one minute.",
+							Ref:         ref(metav1.Duration{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"for"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Duration{}.OpenAPIModelName()},
 	}
 }
 

@@ -19,9 +19,14 @@ limitations under the License.
 package fuzzer
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/randfill"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
@@ -72,6 +77,49 @@ var Funcs = func(codecs runtimeserializer.CodecFactory) []interface{} {
 				s.Replicas = &r
 			}
 		},
+		func(s *sim.ScenarioSpec, c randfill.Continue) {
+			c.FillNoCustom(s)
+			// Defaulted on decode (v1alpha1.SetDefaults_ScenarioSpec).
+			if s.NoiseFloor == nil && len(s.Variants) > 0 {
+				s.NoiseFloor = ptr.To(c.Bool())
+			}
+			if s.Duration == nil && s.Trace == nil {
+				s.Duration = &metav1.Duration{Duration: time.Duration(c.Int63())}
+			}
+		},
+		func(v *sim.ScenarioVariant, c randfill.Continue) {
+			c.FillNoCustom(v)
+			if v.SchedulerConfiguration != nil {
+				v.SchedulerConfiguration = rawObject(c)
+			}
+		},
+		func(o *sim.ScenarioObjects, c randfill.Continue) {
+			c.FillNoCustom(o)
+			for i := range o.Objects {
+				o.Objects[i] = *rawObject(c)
+			}
+		},
+		func(p *sim.ScenarioNodePool, c randfill.Continue) {
+			c.FillNoCustom(p)
+			if p.Replicas == nil {
+				p.Replicas = ptr.To(c.Int31())
+			}
+		},
+		func(w *sim.ScenarioWait, c randfill.Continue) {
+			c.FillNoCustom(w)
+			if w.Timeout == nil {
+				w.Timeout = &metav1.Duration{Duration: time.Duration(c.Int63())}
+			}
+		},
+		func(t *sim.ScenarioTrace, c randfill.Continue) {
+			c.FillNoCustom(t)
+			if t.Key == "" {
+				t.Key = "trace"
+			}
+			if t.Speed == 0 {
+				t.Speed = 1
+			}
+		},
 		func(s *sim.NodeTemplateStatus, c randfill.Continue) {
 			c.FillNoCustom(s)
 			if len(s.Capacity) == 0 {
@@ -82,4 +130,16 @@ var Funcs = func(codecs runtimeserializer.CodecFactory) []interface{} {
 			}
 		},
 	}
+}
+
+// rawObject is a small JSON object, as an object of a timeline or a
+// scheduler configuration is: random bytes are not JSON, and JSON's key
+// order or escapes would not survive YAML.
+func rawObject(c randfill.Continue) *runtime.RawExtension {
+	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 1+c.Intn(16))
+	for i := range b {
+		b[i] = letters[c.Intn(len(letters))]
+	}
+	return &runtime.RawExtension{Raw: []byte(`{"kind":"` + string(b) + `"}`)}
 }

@@ -23,7 +23,8 @@ import (
 )
 
 // addFieldLabelConversionFuncs declares the field selectors each kind supports.
-// Status is computed on read and not stored, so no status field is selectable.
+// A simulator's status is computed on read and not stored, and a
+// scenario's is the reconciler's report: no status field is selectable.
 func addFieldLabelConversionFuncs(scheme *runtime.Scheme) error {
 	if err := scheme.AddFieldLabelConversionFunc(SchemeGroupVersion.WithKind("Simulator"),
 		func(label, value string) (string, string, error) {
@@ -35,10 +36,20 @@ func addFieldLabelConversionFuncs(scheme *runtime.Scheme) error {
 		}); err != nil {
 		return err
 	}
-	return scheme.AddFieldLabelConversionFunc(SchemeGroupVersion.WithKind("NodePool"),
+	if err := scheme.AddFieldLabelConversionFunc(SchemeGroupVersion.WithKind("NodePool"),
 		func(label, value string) (string, string, error) {
 			switch label {
 			case "metadata.name", "metadata.namespace", "spec.simulatorName":
+				return label, value, nil
+			}
+			return "", "", fmt.Errorf("field label not supported: %s", label)
+		}); err != nil {
+		return err
+	}
+	return scheme.AddFieldLabelConversionFunc(SchemeGroupVersion.WithKind("Scenario"),
+		func(label, value string) (string, string, error) {
+			switch label {
+			case "metadata.name", "metadata.namespace":
 				return label, value, nil
 			}
 			return "", "", fmt.Errorf("field label not supported: %s", label)

@@ -17,8 +17,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
@@ -83,5 +86,56 @@ func SetDefaults_NodeTemplateStatus(obj *NodeTemplateStatus) {
 	}
 	if len(obj.Allocatable) == 0 {
 		obj.Allocatable = obj.Capacity.DeepCopy()
+	}
+}
+
+// Defaults of a Scenario.
+const (
+	// DefaultScenarioTail is how long a scenario runs past its last step
+	// when spec.duration is unset.
+	DefaultScenarioTail = time.Minute
+	// DefaultWaitTimeout bounds a wait step that sets no timeout.
+	DefaultWaitTimeout = time.Minute
+	// DefaultTraceKey is the ConfigMap key of a trace.
+	DefaultTraceKey = "trace"
+)
+
+// SetDefaults_ScenarioSpec runs the noise floor with variants, and lets a
+// timeline run one minute past its last step. A trace's duration is left
+// unset: only the trace, read when the scenario starts, knows its length.
+func SetDefaults_ScenarioSpec(obj *ScenarioSpec) {
+	if obj.NoiseFloor == nil && len(obj.Variants) > 0 {
+		obj.NoiseFloor = ptr.To(true)
+	}
+	if obj.Duration == nil && obj.Trace == nil {
+		var last time.Duration
+		if n := len(obj.Timeline); n > 0 {
+			last = obj.Timeline[n-1].At.Duration
+		}
+		obj.Duration = &metav1.Duration{Duration: last + DefaultScenarioTail}
+	}
+}
+
+// SetDefaults_ScenarioNodePool defaults replicas to 1, as a NodePool's.
+func SetDefaults_ScenarioNodePool(obj *ScenarioNodePool) {
+	if obj.Replicas == nil {
+		obj.Replicas = ptr.To[int32](1)
+	}
+}
+
+// SetDefaults_ScenarioWait bounds a wait by a minute.
+func SetDefaults_ScenarioWait(obj *ScenarioWait) {
+	if obj.Timeout == nil {
+		obj.Timeout = &metav1.Duration{Duration: DefaultWaitTimeout}
+	}
+}
+
+// SetDefaults_ScenarioTrace reads the key "trace" at the trace's own pace.
+func SetDefaults_ScenarioTrace(obj *ScenarioTrace) {
+	if obj.Key == "" {
+		obj.Key = DefaultTraceKey
+	}
+	if obj.Speed == 0 {
+		obj.Speed = 1
 	}
 }

@@ -18,10 +18,12 @@ package v1alpha1_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
@@ -93,6 +95,66 @@ func TestNodePoolDefaults(t *testing.T) {
 			scheme.Default(obj)
 			if diff := cmp.Diff(tc.want, obj.Spec); diff != "" {
 				t.Errorf("defaulted spec (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestScenarioDefaults(t *testing.T) {
+	scheme := newScheme()
+	minutes := func(m int) *metav1.Duration { return &metav1.Duration{Duration: time.Duration(m) * time.Minute} }
+	cases := []struct {
+		name string
+		in   v1alpha1.ScenarioSpec
+		// want is compared on the scenario's own fields; spec.simulator
+		// and the templates get the defaults tested above.
+		want v1alpha1.ScenarioSpec
+	}{{
+		name: "variants: the noise floor; no workload: one minute",
+		in:   v1alpha1.ScenarioSpec{Variants: []v1alpha1.ScenarioVariant{{Name: "a"}}},
+		want: v1alpha1.ScenarioSpec{Variants: []v1alpha1.ScenarioVariant{{Name: "a"}}, NoiseFloor: ptr.To(true), Duration: minutes(1)},
+	}, {
+		name: "simulators: no noise floor; a set noise floor and duration are kept",
+		in:   v1alpha1.ScenarioSpec{Simulators: []string{"s"}, NoiseFloor: ptr.To(false), Duration: minutes(7)},
+		want: v1alpha1.ScenarioSpec{Simulators: []string{"s"}, NoiseFloor: ptr.To(false), Duration: minutes(7)},
+	}, {
+		name: "timeline: a minute past the last step; a wait times out after a minute; a pool has one Node",
+		in: v1alpha1.ScenarioSpec{
+			Simulators: []string{"s"},
+			NodePools:  []v1alpha1.ScenarioNodePool{{Name: "p"}},
+			Timeline: []v1alpha1.ScenarioStep{
+				{At: *minutes(0), Wait: &v1alpha1.ScenarioWait{For: v1alpha1.WaitNodesReady}},
+				{At: *minutes(3), Scale: &v1alpha1.ScenarioScale{Kind: v1alpha1.ScaleNodePool, Name: "p", Replicas: 2}},
+			},
+		},
+		want: v1alpha1.ScenarioSpec{
+			Simulators: []string{"s"},
+			NodePools:  []v1alpha1.ScenarioNodePool{{Name: "p", Replicas: ptr.To[int32](1)}},
+			Timeline: []v1alpha1.ScenarioStep{
+				{At: *minutes(0), Wait: &v1alpha1.ScenarioWait{For: v1alpha1.WaitNodesReady, Timeout: minutes(1)}},
+				{At: *minutes(3), Scale: &v1alpha1.ScenarioScale{Kind: v1alpha1.ScaleNodePool, Name: "p", Replicas: 2}},
+			},
+			Duration: minutes(4),
+		},
+	}, {
+		name: "trace: key trace, speed 1, duration left to the trace",
+		in:   v1alpha1.ScenarioSpec{Simulators: []string{"s"}, Trace: &v1alpha1.ScenarioTrace{ConfigMapName: "cm"}},
+		want: v1alpha1.ScenarioSpec{Simulators: []string{"s"}, Trace: &v1alpha1.ScenarioTrace{ConfigMapName: "cm", Key: "trace", Speed: 1}},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &v1alpha1.Scenario{Spec: tc.in}
+			scheme.Default(obj)
+			got := obj.Spec
+			got.Simulator = v1alpha1.SimulatorSpec{}
+			for i := range got.NodePools {
+				got.NodePools[i].Template = v1alpha1.NodeTemplate{}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("defaulted spec (-want +got):\n%s", diff)
+			}
+			if obj.Spec.Simulator.Image != version.SimulatorImage() {
+				t.Errorf("spec.simulator.image = %q, want the simulator's default", obj.Spec.Simulator.Image)
 			}
 		})
 	}

@@ -48,6 +48,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&SimulatorList{},
 		&NodePool{},
 		&NodePoolList{},
+		&Scenario{},
+		&ScenarioList{},
 		&SimulatorProxyOptions{},
 		&SimulatorKubeconfigOptions{},
 	)

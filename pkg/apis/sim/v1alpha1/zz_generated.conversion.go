@@ -37,6 +37,36 @@ func init() {
 // RegisterConversions adds conversion functions to the given scheme.
 // Public to allow building arbitrary schemes.
 func RegisterConversions(s *runtime.Scheme) error {
+	if err := s.AddGeneratedConversionFunc((*AllocationSummary)(nil), (*sim.AllocationSummary)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_AllocationSummary_To_sim_AllocationSummary(a.(*AllocationSummary), b.(*sim.AllocationSummary), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.AllocationSummary)(nil), (*AllocationSummary)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_AllocationSummary_To_v1alpha1_AllocationSummary(a.(*sim.AllocationSummary), b.(*AllocationSummary), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*LagSummary)(nil), (*sim.LagSummary)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_LagSummary_To_sim_LagSummary(a.(*LagSummary), b.(*sim.LagSummary), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.LagSummary)(nil), (*LagSummary)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_LagSummary_To_v1alpha1_LagSummary(a.(*sim.LagSummary), b.(*LagSummary), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*LatencySummary)(nil), (*sim.LatencySummary)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_LatencySummary_To_sim_LatencySummary(a.(*LatencySummary), b.(*sim.LatencySummary), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.LatencySummary)(nil), (*LatencySummary)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_LatencySummary_To_v1alpha1_LatencySummary(a.(*sim.LatencySummary), b.(*LatencySummary), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*NodePool)(nil), (*sim.NodePool)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_NodePool_To_sim_NodePool(a.(*NodePool), b.(*sim.NodePool), scope)
 	}); err != nil {
@@ -114,6 +144,146 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*sim.NodeTemplateStatus)(nil), (*NodeTemplateStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_sim_NodeTemplateStatus_To_v1alpha1_NodeTemplateStatus(a.(*sim.NodeTemplateStatus), b.(*NodeTemplateStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*Scenario)(nil), (*sim.Scenario)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_Scenario_To_sim_Scenario(a.(*Scenario), b.(*sim.Scenario), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.Scenario)(nil), (*Scenario)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_Scenario_To_v1alpha1_Scenario(a.(*sim.Scenario), b.(*Scenario), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioComparison)(nil), (*sim.ScenarioComparison)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioComparison_To_sim_ScenarioComparison(a.(*ScenarioComparison), b.(*sim.ScenarioComparison), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioComparison)(nil), (*ScenarioComparison)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioComparison_To_v1alpha1_ScenarioComparison(a.(*sim.ScenarioComparison), b.(*ScenarioComparison), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioInitial)(nil), (*sim.ScenarioInitial)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioInitial_To_sim_ScenarioInitial(a.(*ScenarioInitial), b.(*sim.ScenarioInitial), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioInitial)(nil), (*ScenarioInitial)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioInitial_To_v1alpha1_ScenarioInitial(a.(*sim.ScenarioInitial), b.(*ScenarioInitial), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioList)(nil), (*sim.ScenarioList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioList_To_sim_ScenarioList(a.(*ScenarioList), b.(*sim.ScenarioList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioList)(nil), (*ScenarioList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioList_To_v1alpha1_ScenarioList(a.(*sim.ScenarioList), b.(*ScenarioList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioNodePool)(nil), (*sim.ScenarioNodePool)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioNodePool_To_sim_ScenarioNodePool(a.(*ScenarioNodePool), b.(*sim.ScenarioNodePool), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioNodePool)(nil), (*ScenarioNodePool)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioNodePool_To_v1alpha1_ScenarioNodePool(a.(*sim.ScenarioNodePool), b.(*ScenarioNodePool), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioObjects)(nil), (*sim.ScenarioObjects)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioObjects_To_sim_ScenarioObjects(a.(*ScenarioObjects), b.(*sim.ScenarioObjects), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioObjects)(nil), (*ScenarioObjects)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioObjects_To_v1alpha1_ScenarioObjects(a.(*sim.ScenarioObjects), b.(*ScenarioObjects), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioScale)(nil), (*sim.ScenarioScale)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioScale_To_sim_ScenarioScale(a.(*ScenarioScale), b.(*sim.ScenarioScale), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioScale)(nil), (*ScenarioScale)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioScale_To_v1alpha1_ScenarioScale(a.(*sim.ScenarioScale), b.(*ScenarioScale), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioSpec)(nil), (*sim.ScenarioSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioSpec_To_sim_ScenarioSpec(a.(*ScenarioSpec), b.(*sim.ScenarioSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioSpec)(nil), (*ScenarioSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioSpec_To_v1alpha1_ScenarioSpec(a.(*sim.ScenarioSpec), b.(*ScenarioSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioStatus)(nil), (*sim.ScenarioStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioStatus_To_sim_ScenarioStatus(a.(*ScenarioStatus), b.(*sim.ScenarioStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioStatus)(nil), (*ScenarioStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioStatus_To_v1alpha1_ScenarioStatus(a.(*sim.ScenarioStatus), b.(*ScenarioStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioStep)(nil), (*sim.ScenarioStep)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioStep_To_sim_ScenarioStep(a.(*ScenarioStep), b.(*sim.ScenarioStep), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioStep)(nil), (*ScenarioStep)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioStep_To_v1alpha1_ScenarioStep(a.(*sim.ScenarioStep), b.(*ScenarioStep), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioTrace)(nil), (*sim.ScenarioTrace)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioTrace_To_sim_ScenarioTrace(a.(*ScenarioTrace), b.(*sim.ScenarioTrace), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioTrace)(nil), (*ScenarioTrace)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioTrace_To_v1alpha1_ScenarioTrace(a.(*sim.ScenarioTrace), b.(*ScenarioTrace), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioVariant)(nil), (*sim.ScenarioVariant)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioVariant_To_sim_ScenarioVariant(a.(*ScenarioVariant), b.(*sim.ScenarioVariant), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioVariant)(nil), (*ScenarioVariant)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioVariant_To_v1alpha1_ScenarioVariant(a.(*sim.ScenarioVariant), b.(*ScenarioVariant), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioVariantStatus)(nil), (*sim.ScenarioVariantStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioVariantStatus_To_sim_ScenarioVariantStatus(a.(*ScenarioVariantStatus), b.(*sim.ScenarioVariantStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioVariantStatus)(nil), (*ScenarioVariantStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioVariantStatus_To_v1alpha1_ScenarioVariantStatus(a.(*sim.ScenarioVariantStatus), b.(*ScenarioVariantStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ScenarioWait)(nil), (*sim.ScenarioWait)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ScenarioWait_To_sim_ScenarioWait(a.(*ScenarioWait), b.(*sim.ScenarioWait), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*sim.ScenarioWait)(nil), (*ScenarioWait)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_sim_ScenarioWait_To_v1alpha1_ScenarioWait(a.(*sim.ScenarioWait), b.(*ScenarioWait), scope)
 	}); err != nil {
 		return err
 	}
@@ -218,6 +388,66 @@ func RegisterConversions(s *runtime.Scheme) error {
 		return err
 	}
 	return nil
+}
+
+func autoConvert_v1alpha1_AllocationSummary_To_sim_AllocationSummary(in *AllocationSummary, out *sim.AllocationSummary, s conversion.Scope) error {
+	*out = *(*sim.AllocationSummary)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_AllocationSummary_To_sim_AllocationSummary is an autogenerated conversion function.
+func Convert_v1alpha1_AllocationSummary_To_sim_AllocationSummary(in *AllocationSummary, out *sim.AllocationSummary, s conversion.Scope) error {
+	return autoConvert_v1alpha1_AllocationSummary_To_sim_AllocationSummary(in, out, s)
+}
+
+func autoConvert_sim_AllocationSummary_To_v1alpha1_AllocationSummary(in *sim.AllocationSummary, out *AllocationSummary, s conversion.Scope) error {
+	*out = *(*AllocationSummary)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_AllocationSummary_To_v1alpha1_AllocationSummary is an autogenerated conversion function.
+func Convert_sim_AllocationSummary_To_v1alpha1_AllocationSummary(in *sim.AllocationSummary, out *AllocationSummary, s conversion.Scope) error {
+	return autoConvert_sim_AllocationSummary_To_v1alpha1_AllocationSummary(in, out, s)
+}
+
+func autoConvert_v1alpha1_LagSummary_To_sim_LagSummary(in *LagSummary, out *sim.LagSummary, s conversion.Scope) error {
+	*out = *(*sim.LagSummary)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_LagSummary_To_sim_LagSummary is an autogenerated conversion function.
+func Convert_v1alpha1_LagSummary_To_sim_LagSummary(in *LagSummary, out *sim.LagSummary, s conversion.Scope) error {
+	return autoConvert_v1alpha1_LagSummary_To_sim_LagSummary(in, out, s)
+}
+
+func autoConvert_sim_LagSummary_To_v1alpha1_LagSummary(in *sim.LagSummary, out *LagSummary, s conversion.Scope) error {
+	*out = *(*LagSummary)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_LagSummary_To_v1alpha1_LagSummary is an autogenerated conversion function.
+func Convert_sim_LagSummary_To_v1alpha1_LagSummary(in *sim.LagSummary, out *LagSummary, s conversion.Scope) error {
+	return autoConvert_sim_LagSummary_To_v1alpha1_LagSummary(in, out, s)
+}
+
+func autoConvert_v1alpha1_LatencySummary_To_sim_LatencySummary(in *LatencySummary, out *sim.LatencySummary, s conversion.Scope) error {
+	*out = *(*sim.LatencySummary)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_LatencySummary_To_sim_LatencySummary is an autogenerated conversion function.
+func Convert_v1alpha1_LatencySummary_To_sim_LatencySummary(in *LatencySummary, out *sim.LatencySummary, s conversion.Scope) error {
+	return autoConvert_v1alpha1_LatencySummary_To_sim_LatencySummary(in, out, s)
+}
+
+func autoConvert_sim_LatencySummary_To_v1alpha1_LatencySummary(in *sim.LatencySummary, out *LatencySummary, s conversion.Scope) error {
+	*out = *(*LatencySummary)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_LatencySummary_To_v1alpha1_LatencySummary is an autogenerated conversion function.
+func Convert_sim_LatencySummary_To_v1alpha1_LatencySummary(in *sim.LatencySummary, out *LatencySummary, s conversion.Scope) error {
+	return autoConvert_sim_LatencySummary_To_v1alpha1_LatencySummary(in, out, s)
 }
 
 func autoConvert_v1alpha1_NodePool_To_sim_NodePool(in *NodePool, out *sim.NodePool, s conversion.Scope) error {
@@ -392,6 +622,300 @@ func autoConvert_sim_NodeTemplateStatus_To_v1alpha1_NodeTemplateStatus(in *sim.N
 // Convert_sim_NodeTemplateStatus_To_v1alpha1_NodeTemplateStatus is an autogenerated conversion function.
 func Convert_sim_NodeTemplateStatus_To_v1alpha1_NodeTemplateStatus(in *sim.NodeTemplateStatus, out *NodeTemplateStatus, s conversion.Scope) error {
 	return autoConvert_sim_NodeTemplateStatus_To_v1alpha1_NodeTemplateStatus(in, out, s)
+}
+
+func autoConvert_v1alpha1_Scenario_To_sim_Scenario(in *Scenario, out *sim.Scenario, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_ScenarioSpec_To_sim_ScenarioSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_ScenarioStatus_To_sim_ScenarioStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_Scenario_To_sim_Scenario is an autogenerated conversion function.
+func Convert_v1alpha1_Scenario_To_sim_Scenario(in *Scenario, out *sim.Scenario, s conversion.Scope) error {
+	return autoConvert_v1alpha1_Scenario_To_sim_Scenario(in, out, s)
+}
+
+func autoConvert_sim_Scenario_To_v1alpha1_Scenario(in *sim.Scenario, out *Scenario, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_sim_ScenarioSpec_To_v1alpha1_ScenarioSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_sim_ScenarioStatus_To_v1alpha1_ScenarioStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_sim_Scenario_To_v1alpha1_Scenario is an autogenerated conversion function.
+func Convert_sim_Scenario_To_v1alpha1_Scenario(in *sim.Scenario, out *Scenario, s conversion.Scope) error {
+	return autoConvert_sim_Scenario_To_v1alpha1_Scenario(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioComparison_To_sim_ScenarioComparison(in *ScenarioComparison, out *sim.ScenarioComparison, s conversion.Scope) error {
+	*out = *(*sim.ScenarioComparison)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioComparison_To_sim_ScenarioComparison is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioComparison_To_sim_ScenarioComparison(in *ScenarioComparison, out *sim.ScenarioComparison, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioComparison_To_sim_ScenarioComparison(in, out, s)
+}
+
+func autoConvert_sim_ScenarioComparison_To_v1alpha1_ScenarioComparison(in *sim.ScenarioComparison, out *ScenarioComparison, s conversion.Scope) error {
+	*out = *(*ScenarioComparison)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioComparison_To_v1alpha1_ScenarioComparison is an autogenerated conversion function.
+func Convert_sim_ScenarioComparison_To_v1alpha1_ScenarioComparison(in *sim.ScenarioComparison, out *ScenarioComparison, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioComparison_To_v1alpha1_ScenarioComparison(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioInitial_To_sim_ScenarioInitial(in *ScenarioInitial, out *sim.ScenarioInitial, s conversion.Scope) error {
+	*out = *(*sim.ScenarioInitial)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioInitial_To_sim_ScenarioInitial is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioInitial_To_sim_ScenarioInitial(in *ScenarioInitial, out *sim.ScenarioInitial, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioInitial_To_sim_ScenarioInitial(in, out, s)
+}
+
+func autoConvert_sim_ScenarioInitial_To_v1alpha1_ScenarioInitial(in *sim.ScenarioInitial, out *ScenarioInitial, s conversion.Scope) error {
+	*out = *(*ScenarioInitial)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioInitial_To_v1alpha1_ScenarioInitial is an autogenerated conversion function.
+func Convert_sim_ScenarioInitial_To_v1alpha1_ScenarioInitial(in *sim.ScenarioInitial, out *ScenarioInitial, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioInitial_To_v1alpha1_ScenarioInitial(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioList_To_sim_ScenarioList(in *ScenarioList, out *sim.ScenarioList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]sim.Scenario)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioList_To_sim_ScenarioList is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioList_To_sim_ScenarioList(in *ScenarioList, out *sim.ScenarioList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioList_To_sim_ScenarioList(in, out, s)
+}
+
+func autoConvert_sim_ScenarioList_To_v1alpha1_ScenarioList(in *sim.ScenarioList, out *ScenarioList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]Scenario)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_sim_ScenarioList_To_v1alpha1_ScenarioList is an autogenerated conversion function.
+func Convert_sim_ScenarioList_To_v1alpha1_ScenarioList(in *sim.ScenarioList, out *ScenarioList, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioList_To_v1alpha1_ScenarioList(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioNodePool_To_sim_ScenarioNodePool(in *ScenarioNodePool, out *sim.ScenarioNodePool, s conversion.Scope) error {
+	*out = *(*sim.ScenarioNodePool)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioNodePool_To_sim_ScenarioNodePool is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioNodePool_To_sim_ScenarioNodePool(in *ScenarioNodePool, out *sim.ScenarioNodePool, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioNodePool_To_sim_ScenarioNodePool(in, out, s)
+}
+
+func autoConvert_sim_ScenarioNodePool_To_v1alpha1_ScenarioNodePool(in *sim.ScenarioNodePool, out *ScenarioNodePool, s conversion.Scope) error {
+	*out = *(*ScenarioNodePool)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioNodePool_To_v1alpha1_ScenarioNodePool is an autogenerated conversion function.
+func Convert_sim_ScenarioNodePool_To_v1alpha1_ScenarioNodePool(in *sim.ScenarioNodePool, out *ScenarioNodePool, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioNodePool_To_v1alpha1_ScenarioNodePool(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioObjects_To_sim_ScenarioObjects(in *ScenarioObjects, out *sim.ScenarioObjects, s conversion.Scope) error {
+	*out = *(*sim.ScenarioObjects)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioObjects_To_sim_ScenarioObjects is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioObjects_To_sim_ScenarioObjects(in *ScenarioObjects, out *sim.ScenarioObjects, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioObjects_To_sim_ScenarioObjects(in, out, s)
+}
+
+func autoConvert_sim_ScenarioObjects_To_v1alpha1_ScenarioObjects(in *sim.ScenarioObjects, out *ScenarioObjects, s conversion.Scope) error {
+	*out = *(*ScenarioObjects)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioObjects_To_v1alpha1_ScenarioObjects is an autogenerated conversion function.
+func Convert_sim_ScenarioObjects_To_v1alpha1_ScenarioObjects(in *sim.ScenarioObjects, out *ScenarioObjects, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioObjects_To_v1alpha1_ScenarioObjects(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioScale_To_sim_ScenarioScale(in *ScenarioScale, out *sim.ScenarioScale, s conversion.Scope) error {
+	*out = *(*sim.ScenarioScale)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioScale_To_sim_ScenarioScale is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioScale_To_sim_ScenarioScale(in *ScenarioScale, out *sim.ScenarioScale, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioScale_To_sim_ScenarioScale(in, out, s)
+}
+
+func autoConvert_sim_ScenarioScale_To_v1alpha1_ScenarioScale(in *sim.ScenarioScale, out *ScenarioScale, s conversion.Scope) error {
+	*out = *(*ScenarioScale)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioScale_To_v1alpha1_ScenarioScale is an autogenerated conversion function.
+func Convert_sim_ScenarioScale_To_v1alpha1_ScenarioScale(in *sim.ScenarioScale, out *ScenarioScale, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioScale_To_v1alpha1_ScenarioScale(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioSpec_To_sim_ScenarioSpec(in *ScenarioSpec, out *sim.ScenarioSpec, s conversion.Scope) error {
+	*out = *(*sim.ScenarioSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioSpec_To_sim_ScenarioSpec is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioSpec_To_sim_ScenarioSpec(in *ScenarioSpec, out *sim.ScenarioSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioSpec_To_sim_ScenarioSpec(in, out, s)
+}
+
+func autoConvert_sim_ScenarioSpec_To_v1alpha1_ScenarioSpec(in *sim.ScenarioSpec, out *ScenarioSpec, s conversion.Scope) error {
+	*out = *(*ScenarioSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioSpec_To_v1alpha1_ScenarioSpec is an autogenerated conversion function.
+func Convert_sim_ScenarioSpec_To_v1alpha1_ScenarioSpec(in *sim.ScenarioSpec, out *ScenarioSpec, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioSpec_To_v1alpha1_ScenarioSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioStatus_To_sim_ScenarioStatus(in *ScenarioStatus, out *sim.ScenarioStatus, s conversion.Scope) error {
+	*out = *(*sim.ScenarioStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioStatus_To_sim_ScenarioStatus is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioStatus_To_sim_ScenarioStatus(in *ScenarioStatus, out *sim.ScenarioStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioStatus_To_sim_ScenarioStatus(in, out, s)
+}
+
+func autoConvert_sim_ScenarioStatus_To_v1alpha1_ScenarioStatus(in *sim.ScenarioStatus, out *ScenarioStatus, s conversion.Scope) error {
+	*out = *(*ScenarioStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioStatus_To_v1alpha1_ScenarioStatus is an autogenerated conversion function.
+func Convert_sim_ScenarioStatus_To_v1alpha1_ScenarioStatus(in *sim.ScenarioStatus, out *ScenarioStatus, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioStatus_To_v1alpha1_ScenarioStatus(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioStep_To_sim_ScenarioStep(in *ScenarioStep, out *sim.ScenarioStep, s conversion.Scope) error {
+	*out = *(*sim.ScenarioStep)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioStep_To_sim_ScenarioStep is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioStep_To_sim_ScenarioStep(in *ScenarioStep, out *sim.ScenarioStep, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioStep_To_sim_ScenarioStep(in, out, s)
+}
+
+func autoConvert_sim_ScenarioStep_To_v1alpha1_ScenarioStep(in *sim.ScenarioStep, out *ScenarioStep, s conversion.Scope) error {
+	*out = *(*ScenarioStep)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioStep_To_v1alpha1_ScenarioStep is an autogenerated conversion function.
+func Convert_sim_ScenarioStep_To_v1alpha1_ScenarioStep(in *sim.ScenarioStep, out *ScenarioStep, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioStep_To_v1alpha1_ScenarioStep(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioTrace_To_sim_ScenarioTrace(in *ScenarioTrace, out *sim.ScenarioTrace, s conversion.Scope) error {
+	*out = *(*sim.ScenarioTrace)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioTrace_To_sim_ScenarioTrace is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioTrace_To_sim_ScenarioTrace(in *ScenarioTrace, out *sim.ScenarioTrace, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioTrace_To_sim_ScenarioTrace(in, out, s)
+}
+
+func autoConvert_sim_ScenarioTrace_To_v1alpha1_ScenarioTrace(in *sim.ScenarioTrace, out *ScenarioTrace, s conversion.Scope) error {
+	*out = *(*ScenarioTrace)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioTrace_To_v1alpha1_ScenarioTrace is an autogenerated conversion function.
+func Convert_sim_ScenarioTrace_To_v1alpha1_ScenarioTrace(in *sim.ScenarioTrace, out *ScenarioTrace, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioTrace_To_v1alpha1_ScenarioTrace(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioVariant_To_sim_ScenarioVariant(in *ScenarioVariant, out *sim.ScenarioVariant, s conversion.Scope) error {
+	*out = *(*sim.ScenarioVariant)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioVariant_To_sim_ScenarioVariant is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioVariant_To_sim_ScenarioVariant(in *ScenarioVariant, out *sim.ScenarioVariant, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioVariant_To_sim_ScenarioVariant(in, out, s)
+}
+
+func autoConvert_sim_ScenarioVariant_To_v1alpha1_ScenarioVariant(in *sim.ScenarioVariant, out *ScenarioVariant, s conversion.Scope) error {
+	*out = *(*ScenarioVariant)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioVariant_To_v1alpha1_ScenarioVariant is an autogenerated conversion function.
+func Convert_sim_ScenarioVariant_To_v1alpha1_ScenarioVariant(in *sim.ScenarioVariant, out *ScenarioVariant, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioVariant_To_v1alpha1_ScenarioVariant(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioVariantStatus_To_sim_ScenarioVariantStatus(in *ScenarioVariantStatus, out *sim.ScenarioVariantStatus, s conversion.Scope) error {
+	*out = *(*sim.ScenarioVariantStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioVariantStatus_To_sim_ScenarioVariantStatus is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioVariantStatus_To_sim_ScenarioVariantStatus(in *ScenarioVariantStatus, out *sim.ScenarioVariantStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioVariantStatus_To_sim_ScenarioVariantStatus(in, out, s)
+}
+
+func autoConvert_sim_ScenarioVariantStatus_To_v1alpha1_ScenarioVariantStatus(in *sim.ScenarioVariantStatus, out *ScenarioVariantStatus, s conversion.Scope) error {
+	*out = *(*ScenarioVariantStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioVariantStatus_To_v1alpha1_ScenarioVariantStatus is an autogenerated conversion function.
+func Convert_sim_ScenarioVariantStatus_To_v1alpha1_ScenarioVariantStatus(in *sim.ScenarioVariantStatus, out *ScenarioVariantStatus, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioVariantStatus_To_v1alpha1_ScenarioVariantStatus(in, out, s)
+}
+
+func autoConvert_v1alpha1_ScenarioWait_To_sim_ScenarioWait(in *ScenarioWait, out *sim.ScenarioWait, s conversion.Scope) error {
+	*out = *(*sim.ScenarioWait)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ScenarioWait_To_sim_ScenarioWait is an autogenerated conversion function.
+func Convert_v1alpha1_ScenarioWait_To_sim_ScenarioWait(in *ScenarioWait, out *sim.ScenarioWait, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ScenarioWait_To_sim_ScenarioWait(in, out, s)
+}
+
+func autoConvert_sim_ScenarioWait_To_v1alpha1_ScenarioWait(in *sim.ScenarioWait, out *ScenarioWait, s conversion.Scope) error {
+	*out = *(*ScenarioWait)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_sim_ScenarioWait_To_v1alpha1_ScenarioWait is an autogenerated conversion function.
+func Convert_sim_ScenarioWait_To_v1alpha1_ScenarioWait(in *sim.ScenarioWait, out *ScenarioWait, s conversion.Scope) error {
+	return autoConvert_sim_ScenarioWait_To_v1alpha1_ScenarioWait(in, out, s)
 }
 
 func autoConvert_v1alpha1_ShadowSchedulingStatus_To_sim_ShadowSchedulingStatus(in *ShadowSchedulingStatus, out *sim.ShadowSchedulingStatus, s conversion.Scope) error {

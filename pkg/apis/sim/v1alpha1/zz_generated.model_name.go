@@ -22,6 +22,21 @@ limitations under the License.
 package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in AllocationSummary) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.AllocationSummary"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in LagSummary) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.LagSummary"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in LatencySummary) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.LatencySummary"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in NodePool) OpenAPIModelName() string {
 	return "io.x-k8s.sim.v1alpha1.NodePool"
 }
@@ -59,6 +74,76 @@ func (in NodeTemplateSpec) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in NodeTemplateStatus) OpenAPIModelName() string {
 	return "io.x-k8s.sim.v1alpha1.NodeTemplateStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Scenario) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.Scenario"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioComparison) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioComparison"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioInitial) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioInitial"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioList) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioNodePool) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioNodePool"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioObjects) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioObjects"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioScale) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioScale"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioSpec) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioStatus) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioStep) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioStep"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioTrace) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioTrace"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioVariant) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioVariant"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioVariantStatus) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioVariantStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScenarioWait) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.ScenarioWait"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

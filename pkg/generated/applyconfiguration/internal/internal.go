@@ -49,6 +49,16 @@ var schemaYAML = typed.YAMLObject(`types:
     elementType:
       namedType: __untyped_deduced_
     elementRelationship: separable
+- name: io.k8s.sigs.simulator-apiserver.pkg.apis.sim.v1alpha1.Scenario
+  scalar: untyped
+  list:
+    elementType:
+      namedType: __untyped_atomic_
+    elementRelationship: atomic
+  map:
+    elementType:
+      namedType: __untyped_deduced_
+    elementRelationship: separable
 - name: io.k8s.sigs.simulator-apiserver.pkg.apis.sim.v1alpha1.Simulator
   scalar: untyped
   list:

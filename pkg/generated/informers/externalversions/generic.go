@@ -55,6 +55,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	// Group=sim.x-k8s.io, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithResource("nodepools"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Sim().V1alpha1().NodePools().Informer()}, nil
+	case v1alpha1.SchemeGroupVersion.WithResource("scenarios"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Sim().V1alpha1().Scenarios().Informer()}, nil
 	case v1alpha1.SchemeGroupVersion.WithResource("simulators"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Sim().V1alpha1().Simulators().Informer()}, nil
 

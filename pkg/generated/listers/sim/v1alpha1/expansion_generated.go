@@ -26,6 +26,14 @@ type NodePoolListerExpansion interface{}
 // NodePoolNamespaceLister.
 type NodePoolNamespaceListerExpansion interface{}
 
+// ScenarioListerExpansion allows custom methods to be added to
+// ScenarioLister.
+type ScenarioListerExpansion interface{}
+
+// ScenarioNamespaceListerExpansion allows custom methods to be added to
+// ScenarioNamespaceLister.
+type ScenarioNamespaceListerExpansion interface{}
+
 // SimulatorListerExpansion allows custom methods to be added to
 // SimulatorLister.
 type SimulatorListerExpansion interface{}

@@ -26,6 +26,8 @@ import (
 type Interface interface {
 	// NodePools returns a NodePoolInformer.
 	NodePools() TypedNodePoolInformer
+	// Scenarios returns a ScenarioInformer.
+	Scenarios() TypedScenarioInformer
 	// Simulators returns a SimulatorInformer.
 	Simulators() TypedSimulatorInformer
 }
@@ -44,6 +46,11 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 // NodePools returns a TypedNodePoolInformer.
 func (v *version) NodePools() TypedNodePoolInformer {
 	return &nodePoolInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// Scenarios returns a TypedScenarioInformer.
+func (v *version) Scenarios() TypedScenarioInformer {
+	return &scenarioInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
 // Simulators returns a TypedSimulatorInformer.

@@ -20,4 +20,6 @@ package v1alpha1
 
 type NodePoolExpansion interface{}
 
+type ScenarioExpansion interface{}
+
 type SimulatorExpansion interface{}

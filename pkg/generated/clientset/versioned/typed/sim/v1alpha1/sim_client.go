@@ -29,6 +29,7 @@ import (
 type SimV1alpha1Interface interface {
 	RESTClient() rest.Interface
 	NodePoolsGetter
+	ScenariosGetter
 	SimulatorsGetter
 }
 
@@ -39,6 +40,10 @@ type SimV1alpha1Client struct {
 
 func (c *SimV1alpha1Client) NodePools(namespace string) NodePoolInterface {
 	return newNodePools(c, namespace)
+}
+
+func (c *SimV1alpha1Client) Scenarios(namespace string) ScenarioInterface {
+	return newScenarios(c, namespace)
 }
 
 func (c *SimV1alpha1Client) Simulators(namespace string) SimulatorInterface {

@@ -32,6 +32,10 @@ func (c *FakeSimV1alpha1) NodePools(namespace string) v1alpha1.NodePoolInterface
 	return newFakeNodePools(c, namespace)
 }
 
+func (c *FakeSimV1alpha1) Scenarios(namespace string) v1alpha1.ScenarioInterface {
+	return newFakeScenarios(c, namespace)
+}
+
 func (c *FakeSimV1alpha1) Simulators(namespace string) v1alpha1.SimulatorInterface {
 	return newFakeSimulators(c, namespace)
 }
