@@ -27,6 +27,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
@@ -38,6 +39,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/controller/nodepool"
+	"sigs.k8s.io/simulator-apiserver/pkg/controller/scenario"
 	"sigs.k8s.io/simulator-apiserver/pkg/controller/simulator"
 	"sigs.k8s.io/simulator-apiserver/pkg/controller/source"
 	simclientset "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned"
@@ -138,12 +140,21 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	readConfigMap := func(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error) {
+		return cfg.Host.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+	}
+	scenarioCtrl, err := scenario.New(sims, factory.Sim().V1alpha1().Scenarios(), factory.Sim().V1alpha1().Simulators(),
+		factory.Sim().V1alpha1().NodePools(), readConfigMap, access)
+	if err != nil {
+		return err
+	}
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
 	// A term ends with every reconciler stopped, so that the next one starts alone.
 	var wg sync.WaitGroup
 	wg.Go(func() { poolCtrl.Run(ctx, 4) })
 	wg.Go(func() { sourceCtrl.Run(ctx, 2) })
+	wg.Go(func() { scenarioCtrl.Run(ctx, 2) })
 	simCtrl.Run(ctx, 2)
 	wg.Wait()
 	return nil
