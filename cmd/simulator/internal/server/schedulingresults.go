@@ -26,14 +26,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/resultstore"
 	"sigs.k8s.io/simulator-apiserver/pkg/schedulingresult"
 )
 
@@ -63,7 +61,7 @@ func (s *server) getSchedulingResult(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, errors.New("this simulator records no scheduling results"))
 		return
 	}
-	f, doc, err := latestResult(s.cfg.SchedulingResultsDir, namespace, name)
+	f, doc, err := resultstore.Latest(s.cfg.SchedulingResultsDir, namespace, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no scheduling result for pod %s/%s", namespace, name))
 		return
@@ -108,83 +106,6 @@ func (s *server) getSchedulingResult(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	// Answers HEAD and ranges too.
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(out))
-}
-
-// latestResult opens the latest result of namespace/name in dir, which the
-// scheduler's store writes (cmd/sim-scheduler/internal/sink.Store):
-//
-//	<dir>/<seq>.log  the results' documents (schedulingresult.Document, encoded), one after another
-//	<dir>/<seq>.idx  a line per document: "<namespace>/<name> <offset> <length>\n"
-//
-// The result is the Pod's last line in the newest segment that has one.
-// Only lines that end in a newline count: the store writes a document
-// before its line. It returns the segment's file, to close, and the
-// document in it; fs.ErrNotExist when there is none.
-func latestResult(dir, namespace, name string) (*os.File, *io.SectionReader, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	var seqs []string
-	for _, e := range entries {
-		if seq, ok := strings.CutSuffix(e.Name(), ".idx"); ok {
-			if _, err := strconv.ParseUint(seq, 10, 64); err == nil {
-				seqs = append(seqs, seq)
-			}
-		}
-	}
-	// Zero-padded: the newest sorts last.
-	slices.Sort(seqs)
-	key := namespace + "/" + name + " "
-	for _, seq := range slices.Backward(seqs) {
-		index, err := os.ReadFile(filepath.Join(dir, seq+".idx"))
-		if err != nil {
-			// Evicted since it was listed; the older ones went before it.
-			continue
-		}
-		offset, length, ok := lastEntry(index, key)
-		if !ok {
-			continue
-		}
-		f, err := os.Open(filepath.Join(dir, seq+".log"))
-		if err != nil {
-			continue
-		}
-		if st, err := f.Stat(); err != nil || offset+length > st.Size() {
-			_ = f.Close()
-			continue
-		}
-		return f, io.NewSectionReader(f, offset, length), nil
-	}
-	return nil, nil, fs.ErrNotExist
-}
-
-// lastEntry finds the last whole line of index that starts with key, and
-// its offset and length.
-func lastEntry(index []byte, key string) (int64, int64, bool) {
-	whole := index[:bytes.LastIndexByte(index, '\n')+1]
-	for len(whole) > 0 {
-		// The line before the trailing newline.
-		end := len(whole) - 1
-		start := bytes.LastIndexByte(whole[:end], '\n') + 1
-		line := string(whole[start:end])
-		whole = whole[:start]
-		rest, ok := strings.CutPrefix(line, key)
-		if !ok {
-			continue
-		}
-		off, n, ok := strings.Cut(rest, " ")
-		if !ok {
-			continue
-		}
-		offset, err1 := strconv.ParseInt(off, 10, 64)
-		length, err2 := strconv.ParseInt(n, 10, 64)
-		if err1 != nil || err2 != nil || offset < 0 || length < 0 {
-			continue
-		}
-		return offset, length, true
-	}
-	return 0, 0, false
 }
 
 // clearSchedulingResults removes every result in dir, keeping dir. The

@@ -30,7 +30,7 @@ import (
 )
 
 // writeSegment writes segment seq of the scheduler's results layout (see
-// latestResult): the documents of docs (pairs of namespace/name and
+// resultstore): the documents of docs (pairs of namespace/name and
 // document) one after another, and a line for each; tail is appended to the
 // index as is (a line being written).
 func writeSegment(t *testing.T, dir string, seq int, tail string, docs ...string) {
