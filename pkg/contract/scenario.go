@@ -158,6 +158,11 @@ type ScenarioReport struct {
 	LagP99Milliseconds int64 `json:"lagP99Milliseconds"`
 	LagMaxMilliseconds int64 `json:"lagMaxMilliseconds"`
 	Late               int64 `json:"late"`
+	// EventsApplied counts the trace's events applied so far, EventsFailed
+	// those whose write failed (Message tells the first); the run goes on
+	// past a failed event.
+	EventsApplied int64 `json:"eventsApplied,omitempty"`
+	EventsFailed  int64 `json:"eventsFailed,omitempty"`
 	// Samples are taken every SampleMilliseconds of the run.
 	Samples []ScenarioSample `json:"samples,omitempty"`
 }
