@@ -144,7 +144,7 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 		return cfg.Host.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
 	}
 	scenarioCtrl, err := scenario.New(sims, factory.Sim().V1alpha1().Scenarios(), factory.Sim().V1alpha1().Simulators(),
-		factory.Sim().V1alpha1().NodePools(), readConfigMap, access)
+		factory.Sim().V1alpha1().NodePools(), readConfigMap, access, recorder)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package scenario
 
 import (
+	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -134,4 +135,25 @@ func progress(r *contract.ScenarioReport, durationMillis int64) int32 {
 		return 99
 	}
 	return int32(r.ElapsedMilliseconds * 100 / durationMillis)
+}
+
+// summary is the comparison in a sentence or three, for an Event.
+func summary(variants []v1alpha1.ScenarioVariantStatus, comparisons []v1alpha1.ScenarioComparison) string {
+	var b strings.Builder
+	for i, v := range variants {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s: %d Pods scheduled, %d unschedulable, %d Nodes used", v.Name, v.PodsScheduled, v.PodsUnschedulable, v.NodesUsed)
+	}
+	b.WriteString(".")
+	for _, c := range comparisons {
+		if c.NoiseFloor {
+			fmt.Fprintf(&b, " Noise floor: two runs of %s placed %d Pods differently.", c.Baseline, c.PlacedDifferently)
+			continue
+		}
+		fmt.Fprintf(&b, " %s vs %s: %d Pods placed differently, %d scheduled only in %s, %d only in %s, %+d Nodes.",
+			c.Variant, c.Baseline, c.PlacedDifferently, c.ScheduledOnlyInVariant, c.Variant, c.ScheduledOnlyInBaseline, c.Baseline, c.NodesUsedDelta)
+	}
+	return b.String()
 }

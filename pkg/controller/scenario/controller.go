@@ -44,6 +44,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
@@ -95,6 +96,7 @@ type Controller struct {
 	synced     []cache.InformerSynced
 	configMaps configMaps
 	runners    Runners
+	recorder   record.EventRecorder
 	queue      worker.Queue
 	now        func() time.Time
 
@@ -109,7 +111,8 @@ type Controller struct {
 // reads the ConfigMaps scenarios name (the caller's right to read them was
 // checked when the scenario was made).
 func New(sims simclientset.Interface, scenarios siminformers.ScenarioInformer, simulators siminformers.SimulatorInformer,
-	pools siminformers.NodePoolInformer, read func(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error), runners Runners) (*Controller, error) {
+	pools siminformers.NodePoolInformer, read func(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error), runners Runners,
+	recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
 		sims:       sims,
 		scenarios:  scenarios.Lister(),
@@ -118,6 +121,7 @@ func New(sims simclientset.Interface, scenarios siminformers.ScenarioInformer, s
 		synced:     []cache.InformerSynced{scenarios.Informer().HasSynced, simulators.Informer().HasSynced, pools.Informer().HasSynced},
 		configMaps: read,
 		runners:    runners,
+		recorder:   recorder,
 		queue:      worker.NewQueue("scenario"),
 		now:        time.Now,
 		workloads:  map[types.UID]*workload{},
@@ -559,6 +563,8 @@ func (c *Controller) follow(ctx context.Context, scn *v1alpha1.Scenario, ts []ta
 	status.Comparisons = comparisons
 	now := metav1.NewTime(c.now())
 	status.CompletionTime = &now
+	// kubectl describe shows it under Events.
+	c.recorder.Event(scn, corev1.EventTypeNormal, "Compared", summary(variants, comparisons))
 	if len(failed) > 0 {
 		fail(status, scn.Generation, "VariantFailed", strings.Join(failed, "; "))
 		return 0, nil

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -106,11 +108,12 @@ type harness struct {
 	client            *fake.Clientset
 	c                 *Controller
 	runner            *fakeRunner
+	events            *record.FakeRecorder
 	scns, sims, pools cache.Indexer
 }
 
 func newHarness(t *testing.T, objs ...runtime.Object) *harness {
-	h := &harness{t: t, client: fake.NewSimpleClientset(objs...), runner: newFakeRunner()}
+	h := &harness{t: t, client: fake.NewSimpleClientset(objs...), runner: newFakeRunner(), events: record.NewFakeRecorder(10)}
 	idx := func() cache.Indexer {
 		return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	}
@@ -122,6 +125,7 @@ func newHarness(t *testing.T, objs ...runtime.Object) *harness {
 		pools:      simlisters.NewNodePoolLister(h.pools),
 		configMaps: fakeConfigMaps(),
 		runners:    h.runner,
+		recorder:   h.events,
 		queue:      worker.NewQueue("scenario-test"),
 		now:        time.Now,
 		workloads:  map[types.UID]*workload{},
@@ -292,6 +296,16 @@ func TestScenarioLifecycle(t *testing.T) {
 		if scn.Status.Comparisons[i] != want[i] {
 			t.Errorf("comparison %d = %+v, want %+v", i, scn.Status.Comparisons[i], want[i])
 		}
+	}
+	select {
+	case e := <-h.events.Events:
+		for _, want := range []string{"Compared", "most: 3 Pods scheduled, 1 unschedulable, 1 Nodes used", "most vs least: 1 Pods placed differently", "Noise floor: two runs of least placed 1 Pods differently"} {
+			if !strings.Contains(e, want) {
+				t.Errorf("event %q lacks %q", e, want)
+			}
+		}
+	default:
+		t.Error("no event with the comparison")
 	}
 	if v := findVariant(scn.Status.Variants, "most"); v == nil || v.PodsUnschedulable != 1 || v.NodesUsed != 1 || v.SimulatorName != "bp-most" {
 		t.Errorf("variant most: %+v", v)
