@@ -134,10 +134,10 @@ spec:
 		out, err := kubectl(t, host.KubeconfigPath, "describe", "-n", ns, "scenario", "compare")
 		return err == nil && strings.Contains(out, "Compared") && strings.Contains(out, "beta vs alpha"), nil
 	})
-	for format, want := range map[string]string{"markdown": "| alpha", "json": `"samples"`, "svg": "<svg"} {
-		out, err := kubectl(t, host.KubeconfigPath, "get", "--raw", fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/scenarios/compare/report?format=%s", ns, format))
+	for sub, want := range map[string]string{"/markdown": "| alpha", "": `"samples"`, "/svg/allocation": "<polyline"} {
+		out, err := kubectl(t, host.KubeconfigPath, "get", "--raw", fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/scenarios/compare/report%s", ns, sub))
 		if err != nil || !strings.Contains(out, want) {
-			t.Errorf("report as %s: %v\n%.400s", format, err, out)
+			t.Errorf("report%s: %v\n%.400s", sub, err, out)
 		}
 	}
 
