@@ -70,3 +70,9 @@ kube::codegen::gen_client \
 POLICY="${SCRIPT_ROOT}/cmd/simulator/internal/bootstrapseed/zz_generated.bootstrap_objects.json"
 (cd "${SCRIPT_ROOT}/hack/tools" && go run ./bootstrapobjects) >"${POLICY}.tmp"
 mv "${POLICY}.tmp" "${POLICY}"
+
+# The scheduler plugins a scenario's scheduler configurations may name
+# (pkg/apis/sim/validation): the in-tree registry of the same k8s.io/kubernetes.
+PLUGINS="${SCRIPT_ROOT}/pkg/apis/sim/validation/zz_generated.scheduler_plugins.go"
+(cd "${SCRIPT_ROOT}/hack/tools" && go run ./schedulerplugins "${BOILERPLATE}") >"${PLUGINS}.tmp"
+mv "${PLUGINS}.tmp" "${PLUGINS}"

@@ -69,13 +69,16 @@ var Rules = []Rule{
 		Allowed: standard,
 	},
 	{
-		Name:    "pkg/apis imports only apimachinery, k8s.io/api, k8s.io/utils, its own packages and the leaves",
+		Name:    "pkg/apis imports only apimachinery, k8s.io/api, k8s.io/utils, kube-scheduler's config types, its own packages and the leaves",
 		Applies: under(Module + "/pkg/apis"),
 		Allowed: anyOf(standard, leaf, under(Module+"/pkg/apis"),
 			under("k8s.io/apimachinery"), under("k8s.io/api"), under("k8s.io/utils"),
-			// The fuzzer's random source, and the parser of image
-			// references that validation checks spec.image with.
-			under("sigs.k8s.io/randfill"), under("github.com/distribution/reference")),
+			// The fuzzer's random source, the parser of image
+			// references that validation checks spec.image with, and the
+			// KubeSchedulerConfiguration types (data only) that it
+			// decodes a scenario's variants with.
+			under("sigs.k8s.io/randfill"), under("github.com/distribution/reference"),
+			under("k8s.io/kube-scheduler/config/v1")),
 	},
 	{
 		Name:    "a controller never imports the registry (the server's storage)",

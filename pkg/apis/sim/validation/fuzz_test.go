@@ -44,6 +44,8 @@ func FuzzValidate(f *testing.F) {
 		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"NodePool","metadata":{"name":"workers","namespace":"default"},"spec":{"simulatorName":"example","replicas":100,"template":{"metadata":{"labels":{"topology.kubernetes.io/zone":"zone-{{ mod .Index 3 }}"}},"spec":{"podCIDR":"{{ AddCIDR \"10.128.0.0/24\" .Index }}","taints":[{"key":"k","value":"v","effect":"NoSchedule"}]},"status":{"capacity":{"cpu":"16","memory":"64Gi","pods":"110"},"allocatable":{"cpu":"17"}}}}}`,
 		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"NodePool","metadata":{"name":"p","namespace":"d"},"spec":{"simulatorName":"","replicas":-1,"template":{"metadata":{"annotations":{"a":"{{ range 9 }}x{{ end }}"}},"spec":{"providerID":"{{ .Nope }}"}}}}`,
 		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"x","namespace":"d","labels":{"records.sim.x-k8s.io/name":"y"},"finalizers":["a/b"]},"spec":null}`,
+		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Scenario","metadata":{"name":"s","namespace":"d"},"spec":{"variants":[{"name":"a"},{"name":"b","schedulerConfiguration":{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","profiles":[{"plugins":{"score":{"enabled":[{"name":"NodeResourcesFit"}]}},"pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"type":"MostAllocated"}}}]}]}}],"nodePools":[{"name":"p","replicas":2}],"timeline":[{"at":"0s","create":{"objects":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"}}]}},{"at":"1m","scale":{"kind":"NodePool","name":"q","replicas":3}},{"at":"2m","wait":{"for":"PodsSettled"}}]}}`,
+		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Scenario","metadata":{"name":"s","namespace":"d"},"spec":{"simulators":["a","a"],"initial":{"source":{"secretName":"s","mode":"Sync"}},"trace":{"configMapName":"t","speed":0},"duration":"-1s"}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -60,6 +62,9 @@ func FuzzValidate(f *testing.F) {
 			opts := validation.DefaultOptions()
 			errs = append(validation.ValidateNodePool(o, opts), validation.ValidateNodePoolUpdate(o, o, opts)...)
 			errs = append(errs, validation.ValidateNodePoolStatusUpdate(o, o)...)
+		case *sim.Scenario:
+			errs = append(validation.ValidateScenario(o, validation.DefaultOptions()), validation.ValidateScenarioUpdate(o, o)...)
+			errs = append(errs, validation.ValidateScenarioStatusUpdate(o, o)...)
 		default:
 			return
 		}

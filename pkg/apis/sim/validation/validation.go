@@ -306,18 +306,30 @@ func validateNodePoolSpec(spec *sim.NodePoolSpec, pool string, opts Options, fld
 	} else {
 		allErrs = append(allErrs, invalid(fldPath.Child("simulatorName"), spec.SimulatorName, ValidateSimulatorName(spec.SimulatorName, false))...)
 	}
-	if spec.Replicas == nil {
+	var most int32
+	if spec.Replicas != nil {
+		most = *spec.Replicas
+	}
+	allErrs = append(allErrs, validatePoolNodes(spec.Replicas, most, &spec.Template, pool, opts, fldPath)...)
+	return allErrs
+}
+
+// validatePoolNodes checks a pool's replicas and its template, rendered for
+// the first Node and the last of the most (>= replicas) it will have.
+func validatePoolNodes(replicas *int32, most int32, template *sim.NodeTemplate, pool string, opts Options, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if replicas == nil {
 		allErrs = append(allErrs, field.Required(fldPath.Child("replicas"), ""))
-	} else if r := *spec.Replicas; r < 0 || r > opts.MaxNodePoolReplicas {
+	} else if r := *replicas; r < 0 || r > opts.MaxNodePoolReplicas {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("replicas"), r, fmt.Sprintf("must be between 0 and %d", opts.MaxNodePoolReplicas)))
 	}
 	// The first and last Nodes are rendered; the bounds cover the others.
 	nodes := []nodetemplate.Values{{Index: 0, Name: sim.NodeName(pool, 0), Pool: pool}}
-	if spec.Replicas != nil && *spec.Replicas > 1 {
-		last := int(*spec.Replicas) - 1
+	if most = min(most, opts.MaxNodePoolReplicas); most > 1 {
+		last := int(most) - 1
 		nodes = append(nodes, nodetemplate.Values{Index: last, Name: sim.NodeName(pool, last), Pool: pool})
 	}
-	allErrs = append(allErrs, validateNodeTemplate(&spec.Template, nodes, fldPath.Child("template"))...)
+	allErrs = append(allErrs, validateNodeTemplate(template, nodes, fldPath.Child("template"))...)
 	return allErrs
 }
 
