@@ -40,9 +40,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/klog/v2"
 
@@ -53,6 +57,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/etcdprobe"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/reset"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/sandbox"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/scenario"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/schedconfig"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/server"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/snapshot"
@@ -218,6 +223,10 @@ func Run(ctx context.Context, o *config.Options) error {
 	if err != nil {
 		return err
 	}
+	scenarios, err := newScenarioRunner(restConfig, layout.SchedulingResults())
+	if err != nil {
+		return err
+	}
 	handler := server.NewHandler(server.Config{
 		Checks:          checks,
 		SchedulerConfig: schedConfig,
@@ -234,6 +243,7 @@ func Run(ctx context.Context, o *config.Options) error {
 		Snapshotter:          snapshotter{client},
 		Importer:             importer,
 		Source:               src,
+		Scenario:             scenarios,
 	})
 	// The server is TLS with the inner apiserver's serving certificate, and
 	// only the simulator's admin may use its API (server.AdminOnly): the Pod
@@ -295,6 +305,13 @@ func Run(ctx context.Context, o *config.Options) error {
 	clientsDone.Go(func() {
 		if waitForAPIServer(clientsCtx) == nil {
 			importer.Run(clientsCtx)
+		}
+	})
+	// Scenario runs start once kube-apiserver is ready; one accepted
+	// earlier waits (its start time is the server's to choose).
+	clientsDone.Go(func() {
+		if waitForAPIServer(clientsCtx) == nil {
+			scenarios.Run(clientsCtx)
 		}
 	})
 	if mirrorSource != nil {
@@ -572,6 +589,36 @@ func newMirror(o *config.Options, inner *rest.Config) (*source.Mirror, error) {
 		},
 		Inner: client,
 	})
+}
+
+// newScenarioRunner returns the runner of scenarios in the inner cluster,
+// whose admin's configuration is inner, reading the scheduler's results in
+// resultsDir. Its writes are not rate limited, as a copy's: a trace
+// replayed at 60× writes hundreds of objects a second, and the runner's
+// workers bound them.
+func newScenarioRunner(inner *rest.Config, resultsDir string) (*scenario.Runner, error) {
+	const userAgent = "simulator-scenario"
+	client, err := copyClient(inner, userAgent)
+	if err != nil {
+		return nil, err
+	}
+	cfg := rest.CopyConfig(inner)
+	cfg.QPS, cfg.Burst = -1, 0
+	cfg.UserAgent = userAgent
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating the %s dynamic client: %w", userAgent, err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating the %s discovery client: %w", userAgent, err)
+	}
+	return scenario.New(scenario.Config{
+		Client:     client,
+		Dynamic:    dyn,
+		Mapper:     restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
+		ResultsDir: resultsDir,
+	}), nil
 }
 
 // snapshotter exports the inner cluster's scenario.

@@ -157,18 +157,20 @@ type Entry struct {
 	offset, length  int64
 }
 
-// Since calls fn for each result stored after mark, oldest first. A
-// segment shorter than its mark is a new one of the same number (the
-// directory was emptied since): all of it is read. Segments evicted since
-// are not there to read.
-func Since(dir string, mark Mark, fn func(Entry)) error {
+// Since calls fn for each result stored after mark, oldest first, and
+// returns the mark of what it read, for the next call. A segment shorter
+// than its mark is a new one of the same number (the directory was
+// emptied since): all of it is read. Segments evicted since are not there
+// to read.
+func Since(dir string, mark Mark, fn func(Entry)) (Mark, error) {
 	seqs, err := segments(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return Mark{}, nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading the scheduling results: %w", err)
+		return mark, fmt.Errorf("reading the scheduling results: %w", err)
 	}
+	next := Mark{}
 	for _, seq := range seqs {
 		index, err := os.ReadFile(filepath.Join(dir, seq+".idx"))
 		if err != nil {
@@ -178,9 +180,10 @@ func Since(dir string, mark Mark, fn func(Entry)) error {
 		if from > int64(len(index)) {
 			from = 0
 		}
-		// The mark is at a line's end: the store writes whole lines.
+		// The mark is at a line's end: only whole lines are read.
 		rest := index[from:]
 		rest = rest[:bytes.LastIndexByte(rest, '\n')+1]
+		next[seq] = from + int64(len(rest))
 		for len(rest) > 0 {
 			end := bytes.IndexByte(rest, '\n')
 			line := string(rest[:end])
@@ -200,7 +203,7 @@ func Since(dir string, mark Mark, fn func(Entry)) error {
 			fn(Entry{Namespace: namespace, Name: name, seq: seq, offset: offset, length: length})
 		}
 	}
-	return nil
+	return next, nil
 }
 
 // maxDocument bounds a document Read decodes, as the server bounds one it

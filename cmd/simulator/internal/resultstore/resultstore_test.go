@@ -71,13 +71,14 @@ func TestSince(t *testing.T) {
 
 	type seen struct{ Pod, Plugin string }
 	var got []seen
-	if err := Since(dir, mark, func(e Entry) {
+	next, err := Since(dir, mark, func(e Entry) {
 		d, err := Read(dir, e)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, seen{e.Namespace + "/" + e.Name, d.Filter.Verdicts[0][0].Plugin})
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	want := []seen{{"default/web", "NodeResourcesFit"}, {"team/db", "TaintToleration"}}
@@ -85,14 +86,25 @@ func TestSince(t *testing.T) {
 		t.Errorf("results since the mark (-want +got):\n%s", d)
 	}
 
+	// The next call reads only what came after.
+	appendResult(t, dir, 3, "team", "later", "A", "")
+	var later []string
+	if _, err := Since(dir, next, func(e Entry) { later = append(later, e.Name) }); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"later"}, later); d != "" {
+		t.Errorf("results since the second mark (-want +got):\n%s", d)
+	}
+
 	// Emptied (a reset) and written again: all of the new segment counts.
-	for _, ext := range []string{".idx", ".log"} {
-		_ = os.Remove(filepath.Join(dir, fmt.Sprintf("%016d", 1)+ext))
-		_ = os.Remove(filepath.Join(dir, fmt.Sprintf("%016d", 2)+ext))
+	for seq := 1; seq <= 3; seq++ {
+		for _, ext := range []string{".idx", ".log"} {
+			_ = os.Remove(filepath.Join(dir, fmt.Sprintf("%016d", seq)+ext))
+		}
 	}
 	appendResult(t, dir, 1, "default", "x", "A", "")
 	n := 0
-	if err := Since(dir, Mark{"0000000000000001": 1 << 20}, func(Entry) { n++ }); err != nil {
+	if _, err := Since(dir, Mark{"0000000000000001": 1 << 20}, func(Entry) { n++ }); err != nil {
 		t.Fatal(err)
 	}
 	if n != 1 {
@@ -103,7 +115,7 @@ func TestSince(t *testing.T) {
 	if m, err := MarkOf(filepath.Join(dir, "none")); err != nil || len(m) != 0 {
 		t.Errorf("MarkOf(missing) = %v, %v", m, err)
 	}
-	if err := Since(filepath.Join(dir, "none"), nil, func(Entry) { t.Error("a result in no directory") }); err != nil {
+	if _, err := Since(filepath.Join(dir, "none"), nil, func(Entry) { t.Error("a result in no directory") }); err != nil {
 		t.Error(err)
 	}
 }

@@ -15,8 +15,8 @@ limitations under the License.
 */
 
 // Package server is the simulator's HTTP API (KEP-159): health, the
-// scheduler configuration, reset, the scheduling results, and the
-// scenario's export and import.
+// scheduler configuration, reset, the scheduling results, the scenario's
+// export and import, and the scenario runner.
 package server
 
 import (
@@ -91,6 +91,9 @@ type Config struct {
 	MaxImportBytes int64
 	// Source is the mirror of the simulator's source; nil when it has none.
 	Source Source
+	// Scenario runs scenarios' workloads (contract.PathScenario); nil
+	// leaves its paths out.
+	Scenario ScenarioRunner
 }
 
 // Source is the mirror of a source cluster (spec.source).
@@ -128,6 +131,12 @@ func NewHandler(cfg Config) http.Handler {
 	}
 	mux.HandleFunc("GET "+contract.PathSource, s.sourceStatus)
 	mux.HandleFunc("GET "+contract.PathSourceTrace, s.sourceTrace)
+	if cfg.Scenario != nil {
+		mux.HandleFunc("POST "+contract.PathScenario, s.startScenario)
+		mux.HandleFunc("GET "+contract.PathScenario, s.scenarioReport)
+		mux.HandleFunc("DELETE "+contract.PathScenario, s.stopScenario)
+		mux.HandleFunc("GET "+contract.PathScenarioPlacements, s.scenarioPlacements)
+	}
 	return cors(cfg.AllowedOrigins, mux)
 }
 
