@@ -172,16 +172,11 @@ func Since(dir string, mark Mark, fn func(Entry)) (Mark, error) {
 	}
 	next := Mark{}
 	for _, seq := range seqs {
-		index, err := os.ReadFile(filepath.Join(dir, seq+".idx"))
+		from, rest, err := readFrom(filepath.Join(dir, seq+".idx"), mark[seq])
 		if err != nil {
 			continue
 		}
-		from := mark[seq]
-		if from > int64(len(index)) {
-			from = 0
-		}
 		// The mark is at a line's end: only whole lines are read.
-		rest := index[from:]
 		rest = rest[:bytes.LastIndexByte(rest, '\n')+1]
 		next[seq] = from + int64(len(rest))
 		for len(rest) > 0 {
@@ -204,6 +199,30 @@ func Since(dir string, mark Mark, fn func(Entry)) (Mark, error) {
 		}
 	}
 	return next, nil
+}
+
+// readFrom reads path from offset on, or from its start if it is
+// shorter (a new file of the same name); it returns where it read from.
+// Only what is new is read: the runner reads the store every sample.
+func readFrom(path string, offset int64) (int64, []byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer func() { _ = f.Close() }()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, nil, err
+	}
+	if offset > st.Size() {
+		offset = 0
+	}
+	data := make([]byte, st.Size()-offset)
+	n, err := f.ReadAt(data, offset)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, nil, err
+	}
+	return offset, data[:n], nil
 }
 
 // maxDocument bounds a document Read decodes, as the server bounds one it
