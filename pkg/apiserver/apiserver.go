@@ -41,6 +41,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/nodepool"
+	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/scenario"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
 	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 )
@@ -184,10 +185,11 @@ func (c completedConfig) New() (*Server, error) {
 }
 
 func (c completedConfig) storage() (map[string]rest.Storage, error) {
+	access := inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Secrets())
 	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, simulator.Host{
 		Pods:       c.ExtraConfig.HostCache,
 		PodsClient: c.ExtraConfig.HostClient.CoreV1(),
-		Access:     inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Secrets()),
+		Access:     access,
 		Authorizer: c.GenericConfig.Authorization.Authorizer,
 		Tokens:     c.ExtraConfig.HostClient.CoreV1(),
 		Accounts:   c.ExtraConfig.HostCache.ServiceAccounts(),
@@ -200,6 +202,10 @@ func (c completedConfig) storage() (map[string]rest.Storage, error) {
 	if err != nil {
 		return nil, err
 	}
+	scenarios, err := scenario.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, c.ExtraConfig.Validation, c.GenericConfig.Authorization.Authorizer)
+	if err != nil {
+		return nil, err
+	}
 	return map[string]rest.Storage{
 		"simulators":            simulators.Simulator,
 		"simulators/status":     simulators.Status,
@@ -209,6 +215,9 @@ func (c completedConfig) storage() (map[string]rest.Storage, error) {
 		"nodepools":             nodepools.NodePool,
 		"nodepools/status":      nodepools.Status,
 		"nodepools/scale":       nodepools.Scale,
+		"scenarios":             scenarios.Scenario,
+		"scenarios/status":      scenarios.Status,
+		"scenarios/report":      scenario.NewReportREST(scenarios.Scenario, simulators.Simulator, Scheme, access),
 	}, nil
 }
 

@@ -54,6 +54,9 @@ func TestExamplesAreValid(t *testing.T) {
 			case *sim.NodePool:
 				o.Namespace = "default"
 				errs = validation.ValidateNodePool(o, validation.DefaultOptions())
+			case *sim.Scenario:
+				o.Namespace = "default"
+				errs = validation.ValidateScenario(o, validation.DefaultOptions())
 			default:
 				t.Fatalf("unexpected kind %T", runtime.Object(o))
 			}

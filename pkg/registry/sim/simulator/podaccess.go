@@ -25,6 +25,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -58,20 +59,32 @@ func samePodShape(a, b *sim.SimulatorSpec) bool {
 		apiequality.Semantic.DeepEqual(a.PodTemplate, b.PodTemplate)
 }
 
-func (a podAccess) check(ctx context.Context, s *sim.Simulator) error {
-	return a.allowed(ctx, s, authorizer.AttributesRecord{Verb: "create", APIVersion: "v1", Resource: "pods"},
-		"which a simulator that sets spec.podTemplate, spec.image or spec.etcdPersistentVolumeClaimName needs (its Pod is shaped, or mounts a claim, as the caller says)")
+// Target is the object a caller writes, which a 403 names.
+type Target struct {
+	Resource        schema.GroupResource
+	Namespace, Name string
 }
 
-// secretsNamed are the Secrets a spec names for the server to mount into
-// the Pod it makes, by the field that names them.
-func secretsNamed(spec *sim.SimulatorSpec) map[string]string {
+func targetOf(s *sim.Simulator) Target {
+	return Target{Resource: sim.Resource("simulators"), Namespace: s.Namespace, Name: s.Name}
+}
+
+// check asks for create pods, which a spec at fldPath (spec, or a
+// scenario's spec.simulator) that shapes the Pod needs.
+func (a podAccess) check(ctx context.Context, t Target, fldPath string) error {
+	return a.allowed(ctx, t, authorizer.AttributesRecord{Verb: "create", APIVersion: "v1", Resource: "pods"},
+		fmt.Sprintf("which a simulator that sets %[1]s.podTemplate, %[1]s.image or %[1]s.etcdPersistentVolumeClaimName needs (its Pod is shaped, or mounts a claim, as the caller says)", fldPath))
+}
+
+// secretsNamed are the Secrets a spec at fldPath names for the server to
+// mount into the Pod it makes, by the field that names them.
+func secretsNamed(spec *sim.SimulatorSpec, fldPath string) map[string]string {
 	named := map[string]string{}
 	if name := spec.EtcdTLSSecretName; name != "" {
-		named["spec.etcdTLSSecretName"] = name
+		named[fldPath+".etcdTLSSecretName"] = name
 	}
 	if spec.Source != nil && spec.Source.SecretName != "" {
-		named["spec.source.secretName"] = spec.Source.SecretName
+		named[fldPath+".source.secretName"] = spec.Source.SecretName
 	}
 	return named
 }
@@ -80,18 +93,18 @@ func secretsNamed(spec *sim.SimulatorSpec) map[string]string {
 // makes, so naming one needs the caller's own get on it, as mounting it into
 // a Pod of their own would. Only the names old did not already hold are
 // checked: whoever named those was checked then.
-func (a podAccess) checkSecrets(ctx context.Context, s *sim.Simulator, old *sim.SimulatorSpec) error {
+func (a podAccess) checkSecrets(ctx context.Context, t Target, spec, old *sim.SimulatorSpec, fldPath string) error {
 	var before map[string]string
 	if old != nil {
-		before = secretsNamed(old)
+		before = secretsNamed(old, fldPath)
 	}
-	named := secretsNamed(&s.Spec)
+	named := secretsNamed(spec, fldPath)
 	for _, fld := range slices.Sorted(maps.Keys(named)) {
 		name := named[fld]
 		if before[fld] == name {
 			continue
 		}
-		if err := a.allowed(ctx, s, authorizer.AttributesRecord{Verb: "get", APIVersion: "v1", Resource: "secrets", Name: name},
+		if err := a.allowed(ctx, t, authorizer.AttributesRecord{Verb: "get", APIVersion: "v1", Resource: "secrets", Name: name},
 			fmt.Sprintf("which %s needs (the Secret is mounted into the simulator's Pod)", fld)); err != nil {
 			return err
 		}
@@ -99,30 +112,65 @@ func (a podAccess) checkSecrets(ctx context.Context, s *sim.Simulator, old *sim.
 	return nil
 }
 
-// allowed asks the host whether the caller may do attrs in the simulator's
+// allowed asks the host whether the caller may do attrs in the target's
 // namespace (a SubjectAccessReview for user, groups, uid and extra).
-func (a podAccess) allowed(ctx context.Context, s *sim.Simulator, attrs authorizer.AttributesRecord, why string) error {
+func (a podAccess) allowed(ctx context.Context, t Target, attrs authorizer.AttributesRecord, why string) error {
 	caller, ok := genericapirequest.UserFrom(ctx)
 	if !ok {
 		return apierrors.NewUnauthorized("no user in the request")
 	}
-	attrs.User, attrs.Namespace, attrs.ResourceRequest = caller, s.Namespace, true
+	attrs.User, attrs.Namespace, attrs.ResourceRequest = caller, t.Namespace, true
 	decision, reason, err := a.authorizer.Authorize(ctx, attrs)
 	if decision == authorizer.DecisionAllow {
 		return nil
 	}
 	what := attrs.Resource
+	if attrs.APIGroup != "" {
+		what += "." + attrs.APIGroup
+	}
+	if attrs.Subresource != "" {
+		what += "/" + attrs.Subresource
+	}
 	if attrs.Name != "" {
 		what += " " + attrs.Name
 	}
-	msg := fmt.Sprintf("user %q cannot %s %s in namespace %q, %s", caller.GetName(), attrs.Verb, what, s.Namespace, why)
+	msg := fmt.Sprintf("user %q cannot %s %s in namespace %q, %s", caller.GetName(), attrs.Verb, what, t.Namespace, why)
 	if reason != "" {
 		msg += ": " + reason
 	}
 	if err != nil {
 		msg += ": " + err.Error()
 	}
-	return apierrors.NewForbidden(sim.Resource("simulators"), s.Name, fmt.Errorf("%s", msg))
+	return apierrors.NewForbidden(t.Resource, t.Name, fmt.Errorf("%s", msg))
+}
+
+// Access asks the host, by SubjectAccessReview, whether a caller may do
+// what an object of theirs makes the server do in their name: the checks
+// simulators make, for other resources (scenarios) to make too.
+type Access struct {
+	a podAccess
+}
+
+// NewAccess returns the checks, made by authz (the host's delegated authorizer).
+func NewAccess(authz authorizer.Authorizer) Access { return Access{podAccess{authorizer: authz}} }
+
+// Allowed answers a 403 for t naming what the caller may not do, and why
+// the request needs it, unless the caller may do attrs in t's namespace.
+func (a Access) Allowed(ctx context.Context, t Target, attrs authorizer.AttributesRecord, why string) error {
+	return a.a.allowed(ctx, t, attrs, why)
+}
+
+// SimulatorSpec makes the checks of a simulator's create for spec, found
+// at fldPath of t: get on each Secret it names; create pods if it shapes
+// the Pod.
+func (a Access) SimulatorSpec(ctx context.Context, t Target, spec *sim.SimulatorSpec, fldPath string) error {
+	if err := a.a.checkSecrets(ctx, t, spec, nil, fldPath); err != nil {
+		return err
+	}
+	if !shapesPod(spec) {
+		return nil
+	}
+	return a.a.check(ctx, t, fldPath)
 }
 
 func (a podAccess) createValidation(next rest.ValidateObjectFunc) rest.ValidateObjectFunc {
@@ -133,13 +181,7 @@ func (a podAccess) createValidation(next rest.ValidateObjectFunc) rest.ValidateO
 			}
 		}
 		s := obj.(*sim.Simulator)
-		if err := a.checkSecrets(ctx, s, nil); err != nil {
-			return err
-		}
-		if !shapesPod(&s.Spec) {
-			return nil
-		}
-		return a.check(ctx, s)
+		return NewAccess(a.authorizer).SimulatorSpec(ctx, targetOf(s), &s.Spec, "spec")
 	}
 }
 
@@ -154,7 +196,7 @@ func (a podAccess) updateValidation(next rest.ValidateObjectUpdateFunc) rest.Val
 			}
 		}
 		newSim, oldSim := obj.(*sim.Simulator), old.(*sim.Simulator)
-		if err := a.checkSecrets(ctx, newSim, &oldSim.Spec); err != nil {
+		if err := a.checkSecrets(ctx, targetOf(newSim), &newSim.Spec, &oldSim.Spec, "spec"); err != nil {
 			return err
 		}
 		if !shapesPod(&newSim.Spec) {
@@ -163,6 +205,6 @@ func (a podAccess) updateValidation(next rest.ValidateObjectUpdateFunc) rest.Val
 		if samePodShape(&newSim.Spec, &oldSim.Spec) {
 			return nil
 		}
-		return a.check(ctx, newSim)
+		return a.check(ctx, targetOf(newSim), "spec")
 	}
 }
