@@ -18830,7 +18830,7 @@ func schema_pkg_apis_sim_v1alpha1_Scenario(ref common.ReferenceCallback) common.
 					},
 					"spec": {
 						SchemaProps: spec.SchemaProps{
-							Description: "Spec is the workload and the variants. Immutable once the scenario runs, but for nothing: a changed spec is a new scenario.",
+							Description: "Spec is the workload and the variants. Immutable: a changed workload or configuration is a new scenario (and another comparison).",
 							Default:     map[string]interface{}{},
 							Ref:         ref(v1alpha1.ScenarioSpec{}.OpenAPIModelName()),
 						},
@@ -19137,7 +19137,7 @@ func schema_pkg_apis_sim_v1alpha1_ScenarioSpec(ref common.ReferenceCallback) com
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Variants are the scheduler configurations compared. Exactly one of variants and simulators.",
+							Description: "Variants are the scheduler configurations compared (at most 10). Exactly one of variants and simulators. The caller must be allowed to create simulators, and what spec.simulator needs of a simulator's creator.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -19155,7 +19155,7 @@ func schema_pkg_apis_sim_v1alpha1_ScenarioSpec(ref common.ReferenceCallback) com
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Simulators names existing simulators in the scenario's namespace to run the workload in, each with the scheduler configuration it has. They are not deleted with the scenario. Exactly one of variants and simulators.",
+							Description: "Simulators names existing simulators in the scenario's namespace to run the workload in, each with the scheduler configuration it has. They are not deleted with the scenario. Exactly one of variants and simulators. The caller must be allowed to create simulators/api on each (the workload runs through the simulator's API).",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -19177,7 +19177,7 @@ func schema_pkg_apis_sim_v1alpha1_ScenarioSpec(ref common.ReferenceCallback) com
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "NodePools are made in each variant's simulator (named SIMULATOR-POOL) before the timeline starts.",
+							Description: "NodePools are made in each variant's simulator (named SIMULATOR-POOL) before the timeline starts. The caller must be allowed to create nodepools.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -19449,7 +19449,7 @@ func schema_pkg_apis_sim_v1alpha1_ScenarioVariant(ref common.ReferenceCallback) 
 					},
 					"schedulerConfiguration": {
 						SchemaProps: spec.SchemaProps{
-							Description: "SchedulerConfiguration is a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) for the variant's scheduler. Empty means kube-scheduler's defaults.",
+							Description: "SchedulerConfiguration is a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) for the variant's scheduler, decoded strictly (an unknown field is refused); its profiles may name only the plugins sim-scheduler has. Empty means kube-scheduler's defaults.",
 							Ref:         ref(runtime.RawExtension{}.OpenAPIModelName()),
 						},
 					},

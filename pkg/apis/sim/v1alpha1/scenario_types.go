@@ -32,8 +32,8 @@ type Scenario struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
-	// Spec is the workload and the variants. Immutable once the scenario
-	// runs, but for nothing: a changed spec is a new scenario.
+	// Spec is the workload and the variants. Immutable: a changed workload
+	// or configuration is a new scenario (and another comparison).
 	// +optional
 	Spec ScenarioSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 	// Status is each variant's outcome and their comparison.
@@ -48,8 +48,10 @@ type ScenarioSpec struct {
 	// SCENARIO-VARIANT and owned by the scenario.
 	// +optional
 	Simulator SimulatorSpec `json:"simulator,omitempty" protobuf:"bytes,1,opt,name=simulator"`
-	// Variants are the scheduler configurations compared. Exactly one of
-	// variants and simulators.
+	// Variants are the scheduler configurations compared (at most 10).
+	// Exactly one of variants and simulators. The caller must be allowed
+	// to create simulators, and what spec.simulator needs of a simulator's
+	// creator.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
@@ -57,12 +59,14 @@ type ScenarioSpec struct {
 	// Simulators names existing simulators in the scenario's namespace to run
 	// the workload in, each with the scheduler configuration it has. They
 	// are not deleted with the scenario. Exactly one of variants and
-	// simulators.
+	// simulators. The caller must be allowed to create simulators/api on
+	// each (the workload runs through the simulator's API).
 	// +optional
 	// +listType=set
 	Simulators []string `json:"simulators,omitempty" protobuf:"bytes,3,rep,name=simulators"`
 	// NodePools are made in each variant's simulator (named
-	// SIMULATOR-POOL) before the timeline starts.
+	// SIMULATOR-POOL) before the timeline starts. The caller must be
+	// allowed to create nodepools.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
@@ -98,8 +102,9 @@ type ScenarioVariant struct {
 	// Name is a DNS label, unique in the scenario.
 	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// SchedulerConfiguration is a KubeSchedulerConfiguration
-	// (kubescheduler.config.k8s.io/v1) for the variant's scheduler. Empty
-	// means kube-scheduler's defaults.
+	// (kubescheduler.config.k8s.io/v1) for the variant's scheduler, decoded
+	// strictly (an unknown field is refused); its profiles may name only
+	// the plugins sim-scheduler has. Empty means kube-scheduler's defaults.
 	// +optional
 	SchedulerConfiguration *runtime.RawExtension `json:"schedulerConfiguration,omitempty" protobuf:"bytes,2,opt,name=schedulerConfiguration"`
 }

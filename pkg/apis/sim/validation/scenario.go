@@ -122,9 +122,8 @@ func validateScenarioSpec(spec *sim.ScenarioSpec, scenario string, opts Options,
 		allErrs = append(allErrs, ValidatePodTemplate(spec.Simulator.PodTemplate, fldPath.Child("simulator", "podTemplate"))...)
 	}
 
-	// The simulators the workload runs in, by the field that names them.
+	// The simulators the workload runs in.
 	var simulators []string
-	var simulatorPaths []*field.Path
 	switch {
 	case len(spec.Variants) == 0 && len(spec.Simulators) == 0:
 		allErrs = append(allErrs, field.Required(fldPath.Child("variants"), "one of spec.variants and spec.simulators"))
@@ -155,7 +154,6 @@ func validateScenarioSpec(spec *sim.ScenarioSpec, scenario string, opts Options,
 			}
 			for _, name := range names {
 				simulators = append(simulators, name)
-				simulatorPaths = append(simulatorPaths, namePath)
 				if scenario == "" {
 					continue // generateName: checked once the name exists
 				}
@@ -183,7 +181,6 @@ func validateScenarioSpec(spec *sim.ScenarioSpec, scenario string, opts Options,
 			continue
 		}
 		simulators = append(simulators, name)
-		simulatorPaths = append(simulatorPaths, path)
 	}
 
 	pools := sets.New[string]()

@@ -35,8 +35,8 @@ import (
 type ScenarioApplyConfiguration struct {
 	v1.TypeMetaApplyConfiguration    `json:""`
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
-	// Spec is the workload and the variants. Immutable once the scenario
-	// runs, but for nothing: a changed spec is a new scenario.
+	// Spec is the workload and the variants. Immutable: a changed workload
+	// or configuration is a new scenario (and another comparison).
 	Spec *ScenarioSpecApplyConfiguration `json:"spec,omitempty"`
 	// Status is each variant's outcome and their comparison.
 	Status *ScenarioStatusApplyConfiguration `json:"status,omitempty"`

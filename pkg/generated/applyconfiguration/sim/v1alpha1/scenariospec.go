@@ -31,16 +31,20 @@ type ScenarioSpecApplyConfiguration struct {
 	// Pod template...). The scenario makes one simulator per variant, named
 	// SCENARIO-VARIANT and owned by the scenario.
 	Simulator *SimulatorSpecApplyConfiguration `json:"simulator,omitempty"`
-	// Variants are the scheduler configurations compared. Exactly one of
-	// variants and simulators.
+	// Variants are the scheduler configurations compared (at most 10).
+	// Exactly one of variants and simulators. The caller must be allowed
+	// to create simulators, and what spec.simulator needs of a simulator's
+	// creator.
 	Variants []ScenarioVariantApplyConfiguration `json:"variants,omitempty"`
 	// Simulators names existing simulators in the scenario's namespace to run
 	// the workload in, each with the scheduler configuration it has. They
 	// are not deleted with the scenario. Exactly one of variants and
-	// simulators.
+	// simulators. The caller must be allowed to create simulators/api on
+	// each (the workload runs through the simulator's API).
 	Simulators []string `json:"simulators,omitempty"`
 	// NodePools are made in each variant's simulator (named
-	// SIMULATOR-POOL) before the timeline starts.
+	// SIMULATOR-POOL) before the timeline starts. The caller must be
+	// allowed to create nodepools.
 	NodePools []ScenarioNodePoolApplyConfiguration `json:"nodePools,omitempty"`
 	// Initial is what each simulator holds before the timeline starts.
 	// Empty means nothing but the NodePools.

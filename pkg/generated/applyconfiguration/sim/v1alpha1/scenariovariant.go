@@ -30,8 +30,9 @@ type ScenarioVariantApplyConfiguration struct {
 	// Name is a DNS label, unique in the scenario.
 	Name *string `json:"name,omitempty"`
 	// SchedulerConfiguration is a KubeSchedulerConfiguration
-	// (kubescheduler.config.k8s.io/v1) for the variant's scheduler. Empty
-	// means kube-scheduler's defaults.
+	// (kubescheduler.config.k8s.io/v1) for the variant's scheduler, decoded
+	// strictly (an unknown field is refused); its profiles may name only
+	// the plugins sim-scheduler has. Empty means kube-scheduler's defaults.
 	SchedulerConfiguration *runtime.RawExtension `json:"schedulerConfiguration,omitempty"`
 }
 
