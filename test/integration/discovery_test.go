@@ -39,6 +39,7 @@ func TestAPIResources(t *testing.T) {
 	}{
 		{name: "simulators", shortName: "sim", kind: "Simulator"},
 		{name: "nodepools", shortName: "np", kind: "NodePool"},
+		{name: "scenarios", shortName: "scn", kind: "Scenario"},
 	} {
 		fields, ok := got[want.name]
 		if !ok {
@@ -61,6 +62,10 @@ func TestExplain(t *testing.T) {
 	}
 	if !strings.Contains(string(raw), "podTemplate") {
 		t.Errorf("OpenAPI v3 of sim.x-k8s.io/v1alpha1 does not mention podTemplate")
+	}
+
+	if !strings.Contains(string(raw), "schedulerConfiguration") {
+		t.Errorf("OpenAPI v3 of sim.x-k8s.io/v1alpha1 does not mention the scenarios' schedulerConfiguration")
 	}
 
 	out, err := kubectl(t, c.KubeconfigPath, "explain", "simulator.spec.podTemplate")
