@@ -280,8 +280,9 @@ func TestScenarioBadInput(t *testing.T) {
 			if err == nil {
 				t.Fatalf("kubectl create accepted it:\n%s", out)
 			}
-			if !strings.Contains(out, "is invalid") || !strings.Contains(out, tc.want) {
-				t.Errorf("kubectl create: want a 422 naming %s, got:\n%s", tc.want, out)
+			// kubectl writes the server's Status to stderr, which the error carries.
+			if msg := err.Error(); !strings.Contains(msg, "is invalid") || !strings.Contains(msg, tc.want) {
+				t.Errorf("kubectl create: want a 422 naming %s, got:\n%s", tc.want, msg)
 			}
 		})
 	}
