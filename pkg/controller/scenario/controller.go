@@ -72,6 +72,9 @@ const (
 	startDelay = 3 * time.Second
 	// callTimeout bounds one call to a simulator server.
 	callTimeout = 10 * time.Second
+	// copyTimeout bounds the export and the upload of spec.initial's
+	// simulator (up to contract.MaxImportBytes).
+	copyTimeout = 2 * time.Minute
 	maxReport   = 8 << 20
 	maxAnswer   = 64 << 20
 )
@@ -300,7 +303,11 @@ func (c *Controller) step(ctx context.Context, scn *v1alpha1.Scenario, ts []targ
 		if err != nil {
 			var failed *failure
 			if asFailure(err, &failed) {
-				fail(status, scn.Generation, "SimulatorConflict", failed.Error())
+				reason := failed.reason
+				if reason == "" {
+					reason = "SimulatorConflict"
+				}
+				fail(status, scn.Generation, reason, failed.Error())
 				return 0, nil
 			}
 			return 0, err
@@ -341,7 +348,11 @@ func (c *Controller) step(ctx context.Context, scn *v1alpha1.Scenario, ts []targ
 }
 
 // failure is a scenario that cannot go on.
-type failure struct{ msg string }
+type failure struct {
+	msg string
+	// reason is the Complete condition's; SimulatorConflict if empty.
+	reason string
+}
 
 func (f *failure) Error() string { return f.msg }
 
@@ -374,17 +385,25 @@ func (c *Controller) prepare(ctx context.Context, scn *v1alpha1.Scenario, ts []t
 				return false, "", err
 			}
 		case apierrors.IsNotFound(err):
-			return false, "", &failure{fmt.Sprintf("simulator %s does not exist", t.simulator)}
+			return false, "", &failure{msg: fmt.Sprintf("simulator %s does not exist", t.simulator)}
 		case err != nil:
 			return false, "", err
 		case t.owned && !metav1.IsControlledBy(s, scn):
-			return false, "", &failure{fmt.Sprintf("simulator %s exists and is not this scenario's", t.simulator)}
+			return false, "", &failure{msg: fmt.Sprintf("simulator %s exists and is not this scenario's", t.simulator)}
 		}
 		if s.Status.Phase != v1alpha1.SimulatorAvailable {
 			waiting = append(waiting, fmt.Sprintf("simulator %s is %s", s.Name, phaseOr(s.Status.Phase)))
 		} else if scn.Spec.Initial != nil && scn.Spec.Initial.Source != nil &&
 			(s.Status.Source == nil || s.Status.Source.Phase != v1alpha1.SourceSynced) {
 			waiting = append(waiting, fmt.Sprintf("simulator %s is importing its source", s.Name))
+		} else if scn.Spec.Initial != nil && scn.Spec.Initial.SimulatorName != "" {
+			why, err := c.copyInitial(ctx, scn, t)
+			if err != nil {
+				return false, "", err
+			}
+			if why != "" {
+				waiting = append(waiting, why)
+			}
 		}
 		for _, p := range scn.Spec.NodePools {
 			pool, err := c.pools.NodePools(scn.Namespace).Get(poolName(t.simulator, p.Name))
@@ -396,7 +415,7 @@ func (c *Controller) prepare(ctx context.Context, scn *v1alpha1.Scenario, ts []t
 			case err != nil:
 				return false, "", err
 			case !metav1.IsControlledBy(pool, scn):
-				return false, "", &failure{fmt.Sprintf("NodePool %s exists and is not this scenario's", pool.Name)}
+				return false, "", &failure{msg: fmt.Sprintf("NodePool %s exists and is not this scenario's", pool.Name)}
 			}
 			want := ptr.Deref(p.Replicas, 1)
 			if pool.Status.ObservedGeneration < pool.Generation || pool.Status.ReadyReplicas != want {
@@ -442,7 +461,7 @@ func (c *Controller) createSimulator(ctx context.Context, scn *v1alpha1.Scenario
 		return c.sims.SimV1alpha1().Simulators(scn.Namespace).Get(ctx, t.simulator, metav1.GetOptions{})
 	}
 	if apierrors.IsInvalid(err) {
-		return nil, &failure{fmt.Sprintf("simulator %s: %v", t.simulator, err)}
+		return nil, &failure{msg: fmt.Sprintf("simulator %s: %v", t.simulator, err)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("creating simulator %s: %w", t.simulator, err)
@@ -464,7 +483,7 @@ func (c *Controller) createPool(ctx context.Context, scn *v1alpha1.Scenario, t t
 		return c.sims.SimV1alpha1().NodePools(scn.Namespace).Get(ctx, pool.Name, metav1.GetOptions{})
 	}
 	if apierrors.IsInvalid(err) {
-		return nil, &failure{fmt.Sprintf("NodePool %s: %v", pool.Name, err)}
+		return nil, &failure{msg: fmt.Sprintf("NodePool %s: %v", pool.Name, err)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("creating NodePool %s: %w", pool.Name, err)
@@ -482,13 +501,63 @@ func (c *Controller) innerTarget(namespace string, t target) (inner.Target, erro
 }
 
 func (c *Controller) call(ctx context.Context, namespace string, t target, method, path string, body []byte, want int, limit int64) ([]byte, error) {
+	return c.callFor(ctx, callTimeout, namespace, t, method, path, body, want, limit)
+}
+
+func (c *Controller) callFor(ctx context.Context, timeout time.Duration, namespace string, t target, method, path string, body []byte, want int, limit int64) ([]byte, error) {
 	it, err := c.innerTarget(namespace, t)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return c.runners.Call(ctx, it, method, path, body, want, limit)
+}
+
+// copyInitial puts the export of spec.initial.simulatorName into t's
+// simulator, once, through the simulators' own import, and says what it
+// waits for ("" once the import has succeeded). The scenario's creator was
+// checked for the export (get simulators/api) when the scenario was made.
+func (c *Controller) copyInitial(ctx context.Context, scn *v1alpha1.Scenario, t target) (string, error) {
+	from := scn.Spec.Initial.SimulatorName
+	raw, err := c.call(ctx, scn.Namespace, t, http.MethodGet, contract.PathImport, nil, http.StatusOK, maxReport)
+	if err != nil {
+		return "", fmt.Errorf("reading the import of simulator %s: %w", t.simulator, err)
+	}
+	var st contract.ImportStatus
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return "", fmt.Errorf("reading the import of simulator %s: %w", t.simulator, err)
+	}
+	waiting := fmt.Sprintf("simulator %s is importing simulator %s", t.simulator, from)
+	switch st.Phase {
+	case contract.ImportSucceeded:
+		return "", nil
+	case contract.ImportImporting:
+		return waiting, nil
+	case contract.ImportFailed:
+		return "", &failure{reason: "InitialImportFailed", msg: fmt.Sprintf("importing simulator %s into %s: %s", from, t.simulator, st.LastError)}
+	}
+	src, err := c.simulators.Simulators(scn.Namespace).Get(from)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", &failure{reason: "InitialImportFailed", msg: fmt.Sprintf("simulator %s (spec.initial.simulatorName) does not exist", from)}
+	case err != nil:
+		return "", err
+	case src.Status.Phase != v1alpha1.SimulatorAvailable:
+		return fmt.Sprintf("simulator %s (spec.initial.simulatorName) is %s", from, phaseOr(src.Status.Phase)), nil
+	}
+	doc, err := c.callFor(ctx, copyTimeout, scn.Namespace, target{simulator: from}, http.MethodGet, contract.PathExport, nil, http.StatusOK, contract.MaxImportBytes)
+	if err != nil {
+		return "", fmt.Errorf("exporting simulator %s: %w", from, err)
+	}
+	_, err = c.callFor(ctx, copyTimeout, scn.Namespace, t, http.MethodPost, contract.PathImport, doc, http.StatusAccepted, maxReport)
+	if err != nil && !inner.IsCallStatus(err, http.StatusConflict) {
+		if inner.IsCallStatus(err, http.StatusBadRequest) || inner.IsCallStatus(err, http.StatusRequestEntityTooLarge) {
+			return "", &failure{reason: "InitialImportFailed", msg: fmt.Sprintf("importing simulator %s into %s: %v", from, t.simulator, err)}
+		}
+		return "", fmt.Errorf("importing simulator %s into %s: %w", from, t.simulator, err)
+	}
+	return waiting, nil
 }
 
 func (c *Controller) setSchedulerConfig(ctx context.Context, scn *v1alpha1.Scenario, t target) error {

@@ -51,11 +51,17 @@ type fakeRunner struct {
 	reports map[string]*contract.ScenarioReport
 	groups  map[string]map[string]map[string]int32
 	deleted map[string]bool
+	// imports are the documents each simulator was sent, exports what
+	// each answers, importPhase what GET import answers.
+	imports     map[string]string
+	exports     map[string]string
+	importPhase map[string]string
 }
 
 func newFakeRunner() *fakeRunner {
 	return &fakeRunner{configs: map[string]string{}, runs: map[string]*contract.ScenarioRun{},
-		reports: map[string]*contract.ScenarioReport{}, groups: map[string]map[string]map[string]int32{}, deleted: map[string]bool{}}
+		reports: map[string]*contract.ScenarioReport{}, groups: map[string]map[string]map[string]int32{}, deleted: map[string]bool{},
+		imports: map[string]string{}, exports: map[string]string{}, importPhase: map[string]string{}}
 }
 
 func (f *fakeRunner) Call(_ context.Context, t inner.Target, method, path string, body []byte, want int, _ int64) ([]byte, error) {
@@ -87,6 +93,20 @@ func (f *fakeRunner) Call(_ context.Context, t inner.Target, method, path string
 	case "DELETE " + contract.PathScenario:
 		f.deleted[t.Name] = true
 		return answer(http.StatusOK, nil)
+	case "GET " + contract.PathExport:
+		if doc, ok := f.exports[t.Name]; ok && want == http.StatusOK {
+			return []byte(doc), nil
+		}
+		return answer(http.StatusNotFound, nil)
+	case "GET " + contract.PathImport:
+		return answer(http.StatusOK, contract.ImportStatus{Phase: f.importPhase[t.Name]})
+	case "POST " + contract.PathImport:
+		if f.importPhase[t.Name] == contract.ImportImporting {
+			return answer(http.StatusConflict, nil)
+		}
+		f.imports[t.Name] = string(body)
+		f.importPhase[t.Name] = contract.ImportImporting
+		return answer(http.StatusAccepted, contract.ImportStatus{Phase: contract.ImportImporting})
 	case "GET " + contract.PathScenarioPlacements:
 		return answer(http.StatusOK, &contract.ScenarioPlacements{RunID: f.runs[t.Name].RunID, Groups: f.groups[t.Name]})
 	}
@@ -373,5 +393,69 @@ func TestScenarioStopsRunsInSimulatorsItDidNotMake(t *testing.T) {
 	}
 	if _, err := h.client.SimV1alpha1().Simulators("team").Get(t.Context(), "mine", metav1.GetOptions{}); err != nil {
 		t.Errorf("simulator mine: %v", err)
+	}
+}
+
+// TestScenarioCopiesInitialSimulator: with spec.initial.simulatorName,
+// every simulator imports that simulator's export once, and the run starts
+// only when every import has succeeded.
+func TestScenarioCopiesInitialSimulator(t *testing.T) {
+	available := v1alpha1.SimulatorStatus{Phase: v1alpha1.SimulatorAvailable}
+	seed := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "seed", UID: "seed-uid"}}
+	a := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "a", UID: "a-uid"}, Status: available}
+	b := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "b", UID: "b-uid"}, Status: available}
+	scn := &v1alpha1.Scenario{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "s", UID: "s-uid"},
+		Spec: v1alpha1.ScenarioSpec{Simulators: []string{"a", "b"}, Initial: &v1alpha1.ScenarioInitial{SimulatorName: "seed"},
+			Duration: &metav1.Duration{Duration: time.Minute}}}
+	h := newHarness(t, scn, seed, a, b)
+	h.runner.exports["seed"] = `{"nodes":[{"metadata":{"name":"n1"}}]}`
+
+	waitingFor := func(got *v1alpha1.Scenario, want string) {
+		t.Helper()
+		c := meta.FindStatusCondition(got.Status.Conditions, ConditionReady)
+		if got.Status.StartTime != nil || c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, want) {
+			t.Fatalf("want a scenario that waits for %q, got start %v, condition %+v", want, got.Status.StartTime, c)
+		}
+	}
+	waitingFor(h.sync("team", "s"), "simulator seed (spec.initial.simulatorName) is Pending")
+	if len(h.runner.imports) != 0 {
+		t.Fatalf("imported before the seed was Available: %v", h.runner.imports)
+	}
+
+	seed.Status = available
+	if _, err := h.client.SimV1alpha1().Simulators("team").UpdateStatus(t.Context(), seed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitingFor(h.sync("team", "s"), "simulator a is importing simulator seed")
+	for _, name := range []string{"a", "b"} {
+		if h.runner.imports[name] != h.runner.exports["seed"] {
+			t.Errorf("simulator %s was sent %q, want the seed's export", name, h.runner.imports[name])
+		}
+	}
+	// Still importing: nothing is sent twice.
+	h.runner.imports = map[string]string{}
+	waitingFor(h.sync("team", "s"), "simulator b is importing simulator seed")
+	if len(h.runner.imports) != 0 {
+		t.Errorf("sent again while importing: %v", h.runner.imports)
+	}
+
+	h.runner.importPhase["a"], h.runner.importPhase["b"] = contract.ImportSucceeded, contract.ImportSucceeded
+	if got := h.sync("team", "s"); got.Status.StartTime == nil || got.Status.Phase != v1alpha1.ScenarioRunning {
+		t.Fatalf("after both imports: phase %s, start %v", got.Status.Phase, got.Status.StartTime)
+	}
+}
+
+// TestScenarioInitialImportFails: a failed import fails the scenario and
+// says why.
+func TestScenarioInitialImportFails(t *testing.T) {
+	available := v1alpha1.SimulatorStatus{Phase: v1alpha1.SimulatorAvailable}
+	a := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "a", UID: "a-uid"}, Status: available}
+	scn := &v1alpha1.Scenario{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "s", UID: "s-uid"},
+		Spec: v1alpha1.ScenarioSpec{Simulators: []string{"a"}, Initial: &v1alpha1.ScenarioInitial{SimulatorName: "gone"}}}
+	h := newHarness(t, scn, a)
+	got := h.sync("team", "s")
+	c := meta.FindStatusCondition(got.Status.Conditions, ConditionComplete)
+	if got.Status.Phase != v1alpha1.ScenarioFailed || c == nil || !strings.Contains(c.Message, "simulator gone (spec.initial.simulatorName) does not exist") {
+		t.Fatalf("phase %s, condition %+v", got.Status.Phase, c)
 	}
 }
