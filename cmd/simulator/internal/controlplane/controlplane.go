@@ -327,6 +327,10 @@ func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervis
 		"--cluster-signing-key-file=" + o.Credential(contract.FileCAKey),
 		"--use-service-account-credentials=false",
 		"--leader-elect=false",
+		// Workloads arrive as fast as a scenario's timeline says, not at
+		// the default client rate (20/s: 60 s for a Deployment of 1,200).
+		"--kube-api-qps=200",
+		"--kube-api-burst=400",
 		"--node-monitor-grace-period=" + NodeMonitorGracePeriod.String(),
 		"--node-startup-grace-period=" + NodeMonitorGracePeriod.String(),
 		// Nothing reaches it: health is the supervisor's restarts.
