@@ -97,12 +97,21 @@ if [[ "${remove_packages}" == "true" ]]; then
 fi
 
 elapsed() { echo $(($(date +%s) - $1)); }
+# stamp prefixes each line with the seconds since $1, so that the log says
+# where the time of a fresh run goes.
+stamp() {
+  local line now
+  while IFS= read -r line; do
+    printf -v now '%(%s)T' -1
+    printf '%5ds %s\n' "$((now - $1))" "${line}"
+  done
+}
 
 cd "${clone}"
 if [[ "${only}" != "run" ]]; then
   start="$(date +%s)"
   echo "=== make test (CI=true)"
-  make test 2>&1 | tee "${work}/make-test.log"
+  make test 2>&1 | stamp "${start}" | tee "${work}/make-test.log"
   test_seconds="$(elapsed "${start}")"
   echo "=== make test passed in ${test_seconds}s"
 fi
