@@ -122,7 +122,7 @@ func New(cfg Config) (*Importer, error) {
 		}
 		if im.status.Phase == contract.ImportImporting {
 			im.status.Phase = contract.ImportFailed
-			im.status.LastError = fmt.Sprintf("interrupted by a restart of the simulator; POST %s?%s=true resumes it", contract.PathImport, contract.ImportResumeParam)
+			im.status.LastError = "interrupted by a restart of the simulator; " + resumeHint
 		}
 	}
 	return im, nil
@@ -247,6 +247,10 @@ func readTotals(path string) (map[string]int64, json.RawMessage, error) {
 	return totals, config, err
 }
 
+// resumeHint ends the error of every failed import: the document stays
+// stored, so a resume, after a fix, creates what is missing.
+var resumeHint = fmt.Sprintf("POST %s?%s=true resumes it", contract.PathImport, contract.ImportResumeParam)
+
 // Run imports what Start queues, until ctx ends.
 func (im *Importer) Run(ctx context.Context) {
 	for {
@@ -277,11 +281,12 @@ func (im *Importer) run(ctx context.Context, j job) {
 		st.Phase = contract.ImportFailed
 		st.LastError = "interrupted: the simulator is stopping"
 	case err != nil:
+		// Also a child process that a stop killed before ctx ended.
 		st.Phase = contract.ImportFailed
-		st.LastError = err.Error()
+		st.LastError = err.Error() + "; " + resumeHint
 	case failed > 0:
 		st.Phase = contract.ImportFailed
-		st.LastError = fmt.Sprintf("%d objects were refused; the last: %s", failed, st.LastError)
+		st.LastError = fmt.Sprintf("%d objects were refused; the last: %s; %s", failed, st.LastError, resumeHint)
 	default:
 		st.Phase = contract.ImportSucceeded
 	}

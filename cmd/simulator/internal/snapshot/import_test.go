@@ -257,7 +257,7 @@ func TestImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	st = waitDone(t, im2)
-	if st.Phase != contract.ImportFailed || !strings.Contains(st.LastError, "2 objects were refused") || !strings.Contains(st.LastError, "exceeded quota") {
+	if st.Phase != contract.ImportFailed || !strings.Contains(st.LastError, "2 objects were refused") || !strings.Contains(st.LastError, "exceeded quota") || !strings.Contains(st.LastError, "?resume=true") {
 		t.Errorf("refused: %+v, want Failed saying why", st)
 	}
 	if got := st.Resources["pods"]; got.Failed != 2 || got.Created != 0 {
