@@ -74,6 +74,8 @@ if [[ "${sched}" == 1 ]]; then
   # 1.7x between runs on a busy machine; the median of three moves less.
   bench -bench SchedulingThroughput -benchtime 3x -timeout 40m "$@" ./test/simulator/
 fi
+# One replay: a minute of wall time for a trace of an hour at 60×.
+bench -bench ScenarioReplay -benchtime 1x -timeout 20m "$@" ./test/simulator/
 bench -bench . -benchtime "${rounds}x" -timeout 60m "$@" ./test/e2e/
 {
   echo "# make bench"

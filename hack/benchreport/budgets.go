@@ -38,6 +38,8 @@ var descriptions = map[string]string{
 		"second-pod-* and third-pod-*: the working set and private memory of the two more, what each further simulator adds to a node.",
 	"BenchmarkListSimulators": "100 simulators: listing them in all namespaces as `kubectl get simulators -A` does (Table), " +
 		"and sim-apiserver's RSS.",
+	"BenchmarkScenarioReplay": "A trace of one hour, 5,000 Pods arriving and leaving (10,000 events), replayed at 60× by the scenario runner " +
+		"into a simulator of 50 kwok Nodes: each event's lag behind its scaled time (late: over 100 ms), and the Pods scheduled.",
 }
 
 // budget is one goal of docs/performance.md: a figure (or a ratio of two
@@ -66,6 +68,7 @@ var budgets = []budget{
 	{"scheduling with per-plugin results ≥ 0.8× the stock kube-scheduler's pods/s", "BenchmarkSchedulingThroughput", "ratio", "", "", false, 0.8},
 	{"100 simulators: list p50 ≤ 50 ms", "BenchmarkListSimulators", "p50-ms", "", "", true, 50},
 	{"100 simulators: sim-apiserver RSS ≤ 150 MiB", "BenchmarkListSimulators", "sim-apiserver-rss-MiB", "", "", true, 150},
+	{"scenario replay at 60×: each event within 100 ms of its scaled time (max lag)", "BenchmarkScenarioReplay", "lag-max-ms", "", "", true, 100},
 }
 
 // measure returns the budget's figure from tables.
