@@ -86,6 +86,8 @@ echo "fresh clone of $(git -C "${clone}" rev-parse --short HEAD) in ${clone}"
 export GOMODCACHE="${work}/gomodcache"
 export GOCACHE="${work}/gocache"
 export GOPATH="${work}/gopath"
+# Tools keep caches of their own under it (staticcheck's analysis facts).
+export XDG_CACHE_HOME="${work}/cache"
 unset GOBIN
 export PATH="${GOPATH}/bin:$(go env GOROOT)/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 export CI=true
