@@ -97,6 +97,11 @@ var Rules = []Rule{
 			leaf, under(Module+"/pkg/schedulingresult")),
 	},
 	{
+		Name:    "kubectl sim is a client of the subresources like any other: of this module it imports its own packages and the leaves alone",
+		Applies: under(Module + "/cmd/kubectl-sim"),
+		Allowed: anyOf(not(under(Module)), under(Module+"/cmd/kubectl-sim"), leaf),
+	},
+	{
 		Name:    "nothing outside the simulator image imports its internals",
 		Applies: not(under(Module + "/cmd/simulator")),
 		Allowed: not(under(Module + "/cmd/simulator/internal")),

@@ -59,7 +59,7 @@ func TestRepository(t *testing.T) {
 	for _, p := range pkgs {
 		seen[p.ImportPath] = true
 	}
-	for _, want := range append([]string{Module + "/pkg/apis/sim/validation", Module + "/pkg/controller/nodepool", Module + "/cmd/simulator/internal/server"}, Leaves...) {
+	for _, want := range append([]string{Module + "/pkg/apis/sim/validation", Module + "/pkg/controller/nodepool", Module + "/cmd/simulator/internal/server", Module + "/cmd/kubectl-sim/internal/command"}, Leaves...) {
 		if !seen[want] {
 			t.Errorf("go list did not list %s", want)
 		}
@@ -82,6 +82,7 @@ func TestRules(t *testing.T) {
 		{m + "pkg/backing", []string{m + "pkg/contract", m + "cmd/simulator/internal/config", m + "test/framework"}},
 		{m + "cmd/simulator/internal/app", []string{m + "cmd/simulator/internal/server", m + "pkg/contract", m + "pkg/schedulingresult", "k8s.io/client-go/rest", m + "pkg/backing"}},
 		{m + "test/e2e", []string{m + "pkg/backing", m + "cmd/simulator/internal/server"}},
+		{m + "cmd/kubectl-sim/internal/command", []string{m + "pkg/contract", "k8s.io/client-go/rest", m + "pkg/inner"}},
 	}
 	var got []string
 	for _, v := range Check(Rules, pkgs) {
@@ -98,6 +99,7 @@ func TestRules(t *testing.T) {
 		"pkg/backing -> cmd/simulator/internal/config",
 		"cmd/simulator/internal/app -> pkg/backing",
 		"test/e2e -> cmd/simulator/internal/server",
+		"cmd/kubectl-sim/internal/command -> pkg/inner",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
