@@ -36,6 +36,7 @@ var Leaves = []string{
 	Module + "/pkg/contract",     // what the server and the simulator image agree on
 	Module + "/pkg/nodetemplate", // the per-index template language of NodePools
 	Module + "/pkg/version",
+	Module + "/pkg/webview", // the web view's embedded assets (simulators/ui)
 }
 
 // Package is what a rule needs of a package: its path and its non-test

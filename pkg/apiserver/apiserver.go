@@ -52,7 +52,7 @@ var (
 	// Codecs serializes the types of Scheme.
 	Codecs = serializer.NewCodecFactory(Scheme)
 	// ParameterCodec decodes query strings, including the options of our
-	// connect subresources (proxy, kubeconfig).
+	// connect subresources (proxy, kubeconfig, api, ui).
 	ParameterCodec = runtime.NewParameterCodec(Scheme)
 )
 
@@ -212,6 +212,7 @@ func (c completedConfig) storage() (map[string]rest.Storage, error) {
 		"simulators/kubeconfig": simulators.Kubeconfig,
 		"simulators/proxy":      simulators.Proxy,
 		"simulators/api":        simulators.API,
+		"simulators/ui":         simulators.UI,
 		"nodepools":             nodepools.NodePool,
 		"nodepools/status":      nodepools.Status,
 		"nodepools/scale":       nodepools.Scale,

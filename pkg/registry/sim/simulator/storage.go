@@ -42,6 +42,7 @@ type Storage struct {
 	Kubeconfig *KubeconfigREST
 	Proxy      *ProxyREST
 	API        *APIREST
+	UI         *UIREST
 }
 
 // Pods finds the host Pods of a simulator.
@@ -100,6 +101,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ho
 		Kubeconfig: &KubeconfigREST{store: store, authorizer: host.Authorizer, access: host.Access, tokens: host.Tokens, accounts: host.Accounts, opts: host.Kubeconfig},
 		Proxy:      &ProxyREST{store: store, access: host.Access, authorizer: host.Authorizer},
 		API:        &APIREST{store: store, access: host.Access},
+		UI:         &UIREST{store: store},
 	}, nil
 }
 
