@@ -22,7 +22,8 @@
 #                    working set (as kubectl top), and what two more
 #                    simulators on the node add
 #   test/integration 5,000 Nodes to Ready (NodePool vs raw loop vs kwokctl,
-#                    with Ready-over-time samples); 100 simulators listed
+#                    with Ready-over-time samples); 100 simulators listed;
+#                    kubectl sim why on a Pod pending among 5,000 Nodes
 #   test/simulator   scheduling throughput, sim-scheduler vs stock
 # then hack/benchreport prints one "name value unit" line per figure and
 # ratio (figures.txt) and writes _output/bench/report.md: the budgets, a
@@ -69,6 +70,8 @@ bench() {
 # run of each moved the kwokctl ratio from 3.97x to 4.64x between two runs.
 bench -bench NodesToReady -benchtime "${node_rounds}x" -timeout 60m "$@" ./test/integration/
 bench -bench ListSimulators -benchtime 300x -timeout 20m "$@" ./test/integration/
+# kubectl sim why on a Pod pending among 5,000 Nodes: the table and -o json.
+bench -bench KubectlSimWhy -benchtime "${rounds}x" -timeout 20m "$@" ./test/integration/
 if [[ "${sched}" == 1 ]]; then
   # Three rounds (~2 minutes each): one round's ratio moved from 0.5x to
   # 1.7x between runs on a busy machine; the median of three moves less.
