@@ -16,7 +16,8 @@
 # Installs the Debian packages the local node needs (test/framework with
 # Options.WithNode, `make run`, the e2e tests, hack/build-images.sh):
 # containerd, runc, the CNI plugins, buildah, iptables, nftables (to remove the
-# iptables tables a node created) and iproute2. Packages
+# iptables tables a node created) and iproute2. With arguments, it installs
+# those packages instead, the same way (the browser test's chromium). Packages
 # already installed are left alone; when all are there it does nothing and
 # needs no network. It must run as root.
 #
@@ -28,6 +29,9 @@ set -o nounset
 set -o pipefail
 
 PACKAGES=(containerd runc containernetworking-plugins buildah iptables nftables iproute2)
+if [[ $# -gt 0 ]]; then
+  PACKAGES=("$@")
+fi
 
 installed() {
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == "installed" ]]

@@ -20,8 +20,9 @@ limitations under the License.
 // the host's RBAC decides each call as the caller's own.
 //
 // Performance marks the browser test reads: nodes-draw (from the Nodes'
-// list arriving to the grid drawn), result-open (from asking for a Pod's
-// result to its table drawn) and result-render (its drawing alone).
+// list arriving to the grid drawn), nodes-list (the list's fetch),
+// result-open (from asking for a Pod's result to its table drawn) and
+// result-render (its drawing alone).
 
 import {
   call, el, formatBytes, formatCPU, listWatch, parseSelector, podRequests, quantity as quantityOf, text,
@@ -33,6 +34,7 @@ const KSS_PREFIX = 'kube-scheduler-simulator.sigs.k8s.io/';
 const MAX_POD_ROWS = 500;
 const CELL = 11; // px per node in the grid, gap included
 const SIZE = 9;
+const PAD = 2; // room for the selected cell's outline
 
 const $ = (id) => document.getElementById(id);
 
@@ -151,8 +153,9 @@ function setNode(obj) {
   if (!prev || prev.ghost || prev.pool !== rec.pool || prev.labels !== rec.labels) state.shownDirty = true;
 }
 
-function nodesReset(items) {
+function nodesReset(items, { listStart }) {
   const arrived = performance.now();
+  performance.measure('nodes-list', { start: listStart, end: arrived });
   performance.mark('nodes-listed');
   const used = new Map();
   for (const [name, n] of state.nodes) used.set(name, { used: n.used, pods: n.pods });
@@ -304,11 +307,11 @@ function drawGrid() {
   const canvas = $('grid');
   const wrap = $('grid-wrap');
   const width = Math.max(wrap.clientWidth, CELL);
-  const cols = Math.max(1, Math.floor(width / CELL));
+  const cols = Math.max(1, Math.floor((width - 2 * PAD) / CELL));
   const rows = Math.ceil(shown.length / cols);
   const dpr = window.devicePixelRatio || 1;
-  const w = cols * CELL;
-  const h = Math.max(rows * CELL, CELL);
+  const w = cols * CELL + 2 * PAD;
+  const h = Math.max(rows * CELL, CELL) + 2 * PAD;
   if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round(h * dpr);
@@ -324,8 +327,8 @@ function drawGrid() {
   const paths = Array.from({ length: LEVELS + 3 }, () => new Path2D());
   for (let i = 0; i < shown.length; i++) {
     const n = shown[i];
-    const x = (i % cols) * CELL;
-    const y = Math.floor(i / cols) * CELL;
+    const x = PAD + (i % cols) * CELL;
+    const y = PAD + Math.floor(i / cols) * CELL;
     paths[n.ready ? level(n, resource) : LEVELS + 2].rect(x, y, SIZE, SIZE);
   }
   for (let l = 0; l < paths.length; l++) {
@@ -336,7 +339,7 @@ function drawGrid() {
   if (sel >= 0) {
     ctx.strokeStyle = '#1d2430';
     ctx.lineWidth = 2;
-    ctx.strokeRect((sel % cols) * CELL - 1, Math.floor(sel / cols) * CELL - 1, SIZE + 2, SIZE + 2);
+    ctx.strokeRect(PAD + (sel % cols) * CELL - 1, PAD + Math.floor(sel / cols) * CELL - 1, SIZE + 2, SIZE + 2);
   }
   canvas.dataset.count = String(shown.length);
   const total = [...state.nodes.values()].filter((n) => !n.ghost).length;
@@ -351,10 +354,10 @@ function drawGrid() {
 
 function nodeAt(ev) {
   const rect = $('grid').getBoundingClientRect();
-  const x = ev.clientX - rect.left;
-  const y = ev.clientY - rect.top;
+  const x = ev.clientX - rect.left - PAD;
+  const y = ev.clientY - rect.top - PAD;
   const col = Math.floor(x / CELL);
-  if (col >= grid.cols || x % CELL > SIZE || y % CELL > SIZE) return null;
+  if (x < 0 || y < 0 || col >= grid.cols || x % CELL > SIZE || y % CELL > SIZE) return null;
   const i = Math.floor(y / CELL) * grid.cols + col;
   return state.shown[i] || null;
 }
@@ -387,8 +390,8 @@ function showNode(name) {
     el('p', null, allocationText(n)),
     el('h3', null, `Pods (${pods.length})`),
     el('ul', null, pods.slice(0, 50).map((p) => el('li', null, el('a', { href: `#pod/${encodeURIComponent(p.ns)}/${encodeURIComponent(p.name)}` }, p.key)))),
-    kvTable('Labels', n.labels),
-    kvTable('Annotations', n.obj?.metadata?.annotations),
+    ...kvTable('Labels', n.labels),
+    ...kvTable('Annotations', n.obj?.metadata?.annotations),
     el('h3', null, 'Taints'),
     el('ul', null, (n.obj?.spec?.taints || []).map((t) => el('li', null, `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`))),
   );
@@ -464,6 +467,7 @@ async function openResult(ns, name, again) {
   $('result-status').className = 'muted';
   $('result-summary').replaceChildren();
   $('result-table').querySelector('thead').replaceChildren();
+  if (!again) delete $('result-table').dataset.rendered;
   $('result-table').querySelector('tbody').replaceChildren();
   let doc;
   let pod = state.pods.get(key)?.obj;
