@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -115,8 +116,8 @@ func (o *connectOptions) run(cmd *cobra.Command, name string) error {
 		if expiration == 0 {
 			expiration = time.Hour
 		}
-		how = fmt.Sprintf("a token of the simulator's ServiceAccount, valid for %v (until %s): run connect again to renew it",
-			expiration, time.Now().Add(expiration).UTC().Format("15:04 MST"))
+		how = fmt.Sprintf("a token of the simulator's ServiceAccount, valid for %s (until %s): run connect again to renew it",
+			shortDuration(expiration), time.Now().Add(expiration).UTC().Format("15:04 MST"))
 	}
 	merged, err := MergeContext(start, sim, contextName, o.use)
 	if err != nil {
@@ -135,6 +136,18 @@ func (o *connectOptions) run(cmd *cobra.Command, name string) error {
 		fmt.Fprintf(out, "  kubectl config use-context %s\n", contextName)
 	}
 	return nil
+}
+
+// shortDuration is d as a user would write it: 1h, 1h30m, 10m.
+func shortDuration(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // DefaultContextName is the name connect gives the context of simulator

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -226,6 +227,16 @@ func TestMergeIntoFiles(t *testing.T) {
 		}
 		if path == first && cfg.CurrentContext != "host" {
 			t.Errorf("current context %q, want host's, unchanged", cfg.CurrentContext)
+		}
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Hour: "1h", 90 * time.Minute: "1h30m", 10 * time.Minute: "10m", 24 * time.Hour: "24h", 90 * time.Second: "1m30s",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -26,7 +26,6 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -244,25 +243,39 @@ func (o *resetOptions) run(ctx context.Context, name string) error {
 	return PrintResetResult(o.Out, &r)
 }
 
-// PrintResetResult writes a row per resource of what a reset deleted and
-// kept, and whether it restored the scheduler configuration.
+// PrintResetResult writes a row per resource of what a reset deleted,
+// how many objects it kept (those the control plane made for itself:
+// -o json lists them), and whether it restored the scheduler
+// configuration.
 func PrintResetResult(out io.Writer, r *ResetResult) error {
-	resources := slices.Sorted(maps.Keys(r.Deleted))
-	for k := range r.Kept {
-		if _, ok := r.Deleted[k]; !ok {
-			resources = append(resources, k)
+	var deleted []string
+	for k, n := range r.Deleted {
+		if n > 0 {
+			deleted = append(deleted, k)
 		}
 	}
-	slices.Sort(resources)
-	if len(resources) > 0 {
+	slices.Sort(deleted)
+	if len(deleted) == 0 {
+		fmt.Fprintln(out, "Nothing to delete.")
+	} else {
 		w := printers.GetNewTabWriter(out)
-		fmt.Fprintln(w, "RESOURCE\tDELETED\tKEPT")
-		for _, k := range resources {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", printers.EscapeTerminal(k), strconv.Itoa(r.Deleted[k]), strconv.Itoa(r.Kept[k]))
+		fmt.Fprintln(w, "RESOURCE\tDELETED")
+		for _, k := range deleted {
+			fmt.Fprintf(w, "%s\t%d\n", printers.EscapeTerminal(k), r.Deleted[k])
 		}
 		if err := w.Flush(); err != nil {
 			return err
 		}
+	}
+	kept, resources := 0, 0
+	for _, n := range r.Kept {
+		if n > 0 {
+			kept += n
+			resources++
+		}
+	}
+	if kept > 0 {
+		fmt.Fprintf(out, "Kept %d objects of %d resources that the control plane made for itself.\n", kept, resources)
 	}
 	if r.SchedulerConfigurationRestored {
 		fmt.Fprintln(out, "The scheduler configuration set through the API was replaced by the simulator's own.")

@@ -156,7 +156,7 @@ func PrintResult(out io.Writer, r *Result, wide bool) error {
 	if s.Message != "" {
 		t.row("MESSAGE:", s.Message)
 	}
-	t.row("NODES:", fmt.Sprintf("%d evaluated of %d, %d feasible, %d filtered out", s.Evaluated, s.Nodes, s.Feasible, max(s.Evaluated-s.Feasible, 0)))
+	t.row("NODES:", nodeCounts(s))
 	t.row("SELECTED NODE:", orNone(s.SelectedNode))
 	if s.NominatedNode != "" {
 		t.row("NOMINATED NODE:", s.NominatedNode+" (preemption)")
@@ -248,6 +248,23 @@ func (t table) row(cells ...string) {
 }
 
 func (t table) flush() error { return t.w.Flush() }
+
+// nodeCounts says how many nodes there were, evaluated (when the scheduler
+// stopped early: it counts them only for a Pod it placed), feasible and
+// filtered out.
+func nodeCounts(s *Summary) string {
+	filtered := 0
+	for _, f := range s.FilterFailures {
+		filtered += f.Nodes
+	}
+	// The summary keeps the 20 largest groups of failures: past them, the
+	// evaluated nodes that were not feasible.
+	filtered = max(filtered, s.Evaluated-s.Feasible)
+	if s.Evaluated > 0 && s.Evaluated < s.Nodes {
+		return fmt.Sprintf("%d (%d evaluated, %d feasible, %d filtered out)", s.Nodes, s.Evaluated, s.Feasible, filtered)
+	}
+	return fmt.Sprintf("%d (%d feasible, %d filtered out)", s.Nodes, s.Feasible, filtered)
+}
 
 func orNone(s string) string {
 	if s == "" {

@@ -36,7 +36,8 @@ func TestPrintResult(t *testing.T) {
 		result: Result{Namespace: "default", Name: "huge", Summary: Summary{
 			Profile: "default-scheduler", Outcome: "Unschedulable",
 			Message: "0/20 nodes are available: 18 Insufficient cpu, 2 node(s) had untolerated taint(s).",
-			Nodes:   20, Evaluated: 20, Feasible: 0,
+			// The scheduler counts the nodes evaluated only for a Pod it placed.
+			Nodes: 20, Evaluated: 0, Feasible: 0,
 			FilterFailures: []FilterFailure{
 				{Plugin: "NodeResourcesFit", Reason: "Insufficient cpu", Nodes: 18},
 				{Plugin: "TaintToleration", Reason: "node(s) had untolerated taint {gpu: true}", Nodes: 2},
@@ -47,7 +48,7 @@ func TestPrintResult(t *testing.T) {
 OUTCOME:         Unschedulable
 PROFILE:         default-scheduler
 MESSAGE:         0/20 nodes are available: 18 Insufficient cpu, 2 node(s) had untolerated taint(s).
-NODES:           20 evaluated of 20, 0 feasible, 20 filtered out
+NODES:           20 (0 feasible, 20 filtered out)
 SELECTED NODE:   <none>
 ATTEMPT:         2026-12-04T13:30:00Z, took 1.234ms
 
@@ -66,7 +67,7 @@ TaintToleration    node(s) had untolerated taint {gpu: true}   2
 		want: `POD:             shop/web-1
 OUTCOME:         Bound
 PROFILE:         default-scheduler
-NODES:           500 evaluated of 5000, 498 feasible, 2 filtered out
+NODES:           5000 (500 evaluated, 498 feasible, 2 filtered out)
 SELECTED NODE:   workers-3
 
 FILTER PLUGIN      REASON             NODES
@@ -89,7 +90,7 @@ workers-1    398
 		}},
 		want: `POD:             default/web
 OUTCOME:         Bound
-NODES:           2 evaluated of 2, 2 feasible, 0 filtered out
+NODES:           2 (2 feasible, 0 filtered out)
 SELECTED NODE:   b
 
 NODE   FINAL SCORE   IMAGELOCALITY   NODERESOURCESFIT   TAINTTOLERATION
@@ -105,7 +106,7 @@ a      200           -               100                100
 		}},
 		want: `POD:              default/urgent
 OUTCOME:          Unschedulable
-NODES:            3 evaluated of 3, 0 feasible, 3 filtered out
+NODES:            3 (0 feasible, 3 filtered out)
 SELECTED NODE:    <none>
 NOMINATED NODE:   workers-2 (preemption)
 
@@ -126,7 +127,7 @@ default/low-2       workers-2
 		want: `POD:             default/evil
 OUTCOME:         Unschedulable
 MESSAGE:         line one line two ^[[2J
-NODES:           1 evaluated of 1, 0 feasible, 1 filtered out
+NODES:           1 (0 feasible, 1 filtered out)
 SELECTED NODE:   <none>
 
 FILTER PLUGIN     REASON   NODES
