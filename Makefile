@@ -25,7 +25,7 @@ IMAGE_REPO ?= sim.x-k8s.io
 
 all: build
 
-## build: compile sim-apiserver, simulator and sim-scheduler into _output/bin
+## build: compile sim-apiserver, simulator, sim-scheduler and kubectl-sim into _output/bin
 build:
 	BIN_DIR=$(BIN_DIR) VERSION=$(VERSION) hack/build.sh
 

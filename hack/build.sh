@@ -14,7 +14,7 @@
 # limitations under the License.
 
 # Builds this tree's binaries into BIN_DIR (default _output/bin), static:
-# sim-apiserver and simulator (./cmd/... of the root module), and
+# sim-apiserver, simulator and kubectl-sim (./cmd/... of the root module), and
 # sim-scheduler (the module cmd/sim-scheduler, which links kube's scheduler
 # and must pin the k8s.io/kubernetes of hack/tools). `make build` runs it, and
 # so does every test that runs one of them (test/framework), so that a test

@@ -80,8 +80,8 @@ func kubectlSim(t testing.TB, args ...string) (string, error) {
 
 // TestKubectlSim drives a simulator with kubectl sim as a user would, with
 // a kubeconfig of their own: connect, then plain kubectl inside; why, on a
-// pending Pod and a bound one; export, reset, import; ui, serving the
-// simulator's subresources on 127.0.0.1. Three Nodes: the plugin's cost
+// pending Pod and a bound one; export, reset, import; ui, serving the web
+// view and what it reads on 127.0.0.1. Three Nodes: the plugin's cost
 // at 5,000 is BenchmarkKubectlSimWhy's.
 func TestKubectlSim(t *testing.T) {
 	host := hostCluster(t)
@@ -332,7 +332,7 @@ spec:
 			_ = cmd.Process.Kill()
 			t.Fatalf("kubectl sim ui printed no URL of the view: %v\n%s", <-exited, stderr.String())
 		}
-		request := func(method, path, origin string) (int, string) {
+		request := func(method, path, origin string) (int, string, http.Header) {
 			req, err := http.NewRequestWithContext(ctx, method, base+path, strings.NewReader("{}"))
 			if err != nil {
 				t.Fatal(err)
@@ -346,18 +346,23 @@ spec:
 			}
 			defer resp.Body.Close() //nolint:errcheck
 			body, _ := io.ReadAll(resp.Body)
-			return resp.StatusCode, string(body)
+			return resp.StatusCode, string(body), resp.Header
+		}
+		// The view itself, at the URL printed.
+		view := framework.SimulatorPath(ns, "sim", "ui", "/")
+		if code, body, header := request(http.MethodGet, view, ""); code != http.StatusOK || !strings.HasPrefix(header.Get("Content-Type"), "text/html") {
+			t.Errorf("GET %s through kubectl sim ui: %d %s\n%.500s", view, code, header.Get("Content-Type"), body)
 		}
 		// What the view reads, through the host with the caller's rights.
 		api := framework.SimulatorPath(ns, "sim", "api", "/v1/schedulerconfiguration")
-		if code, body := request(http.MethodGet, api, ""); code != http.StatusOK || !strings.Contains(body, "KubeSchedulerConfiguration") {
+		if code, body, _ := request(http.MethodGet, api, ""); code != http.StatusOK || !strings.Contains(body, "KubeSchedulerConfiguration") {
 			t.Errorf("GET %s through kubectl sim ui: %d\n%.500s", api, code, body)
 		}
-		if code, _ := request(http.MethodGet, "/api/v1/namespaces/"+ns+"/secrets", ""); code != http.StatusForbidden {
+		if code, _, _ := request(http.MethodGet, "/api/v1/namespaces/"+ns+"/secrets", ""); code != http.StatusForbidden {
 			t.Errorf("GET the host's Secrets through kubectl sim ui: %d, want 403 (only sim.x-k8s.io is served)", code)
 		}
 		importPath := framework.SimulatorPath(ns, "sim", "api", "/v1/import")
-		if code, _ := request(http.MethodPost, importPath, "https://evil.example"); code != http.StatusForbidden {
+		if code, _, _ := request(http.MethodPost, importPath, "https://evil.example"); code != http.StatusForbidden {
 			t.Errorf("POST an import from a page of another origin through kubectl sim ui: %d, want 403", code)
 		}
 		if err := cmd.Process.Signal(os.Interrupt); err != nil {
