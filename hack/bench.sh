@@ -35,6 +35,8 @@
 # every go test.
 set -o errexit -o nounset -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=hack/lib/go-env.sh
+source hack/lib/go-env.sh
 out="${BENCH_DIR:-_output/bench}"
 rounds=5
 node_rounds=2

@@ -53,6 +53,8 @@ set -o pipefail
 
 SCRIPT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
 REPO_ROOT="$(cd "$(dirname "${SCRIPT}")/.." && pwd)"
+# shellcheck source=hack/lib/go-env.sh
+source "${REPO_ROOT}/hack/lib/go-env.sh"
 cd "${REPO_ROOT}"
 
 VERSION="${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)}"
@@ -81,7 +83,7 @@ flock 9
 # go_build PACKAGE NAME: a static test binary in OUT_DIR/bin. go build
 # leaves an up-to-date output alone, so an unchanged tree costs no link.
 go_build() {
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${OUT_DIR}/bin/$2" "$1"
+  go build -ldflags "-s -w" -o "${OUT_DIR}/bin/$2" "$1"
 }
 # The tree's own binaries, with the image's VERSION stamped in.
 if [[ " ${IMAGES} " == *" simulator "* || " ${IMAGES} " == *" sim-apiserver "* ]]; then

@@ -41,6 +41,8 @@ TOOLS_DIR="${REPO_ROOT}/hack/tools"
 LIB="${REPO_ROOT}/hack/lib/kube-ldflags.sh"
 # shellcheck source=hack/lib/kube-ldflags.sh
 source "${LIB}"
+# shellcheck source=hack/lib/go-env.sh
+source "${REPO_ROOT}/hack/lib/go-env.sh"
 BIN_DIR="${BIN_DIR:-_output/bin}"
 if [[ "${BIN_DIR}" != /* ]]; then
   BIN_DIR="${REPO_ROOT}/${BIN_DIR}"
@@ -62,13 +64,12 @@ declare -A PACKAGES=(
 
 cd "${TOOLS_DIR}"
 export GOWORK=off
-export CGO_ENABLED=0
 # go.sum is complete: refuse to silently change the pins during a build.
-export GOFLAGS="${GOFLAGS:-} -mod=readonly"
+export GOFLAGS="${GOFLAGS} -mod=readonly"
 
 stamp() {
   local inputs
-  inputs="$(sha256sum go.mod go.sum "${SCRIPT}" "${LIB}")"
+  inputs="$(sha256sum go.mod go.sum "${SCRIPT}" "${LIB}" "${REPO_ROOT}/hack/lib/go-env.sh")"
   inputs+="$(go env GOVERSION GOOS GOARCH)"
   sha256sum <<<"${inputs}" | awk '{print $1}'
 }
@@ -108,7 +109,7 @@ else
   for bin in $(printf '%s\n' "${!PACKAGES[@]}" | sort); do
     pkg="${PACKAGES[${bin}]}"
     echo "  ${bin} (${pkg})"
-    go build -p "${jobs}" -trimpath -ldflags "${ldflags[*]}" -o "${BIN_DIR}/${bin}" "${pkg}"
+    go build -p "${jobs}" -ldflags "${ldflags[*]}" -o "${BIN_DIR}/${bin}" "${pkg}"
   done
   echo "${want_stamp}" >"${STAMP_FILE}"
   echo "built $(printf '%s ' "${!PACKAGES[@]}")in $(($(date +%s) - start))s"

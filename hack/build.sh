@@ -32,6 +32,8 @@ set -o pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=hack/lib/kube-ldflags.sh
 source "${REPO_ROOT}/hack/lib/kube-ldflags.sh"
+# shellcheck source=hack/lib/go-env.sh
+source "${REPO_ROOT}/hack/lib/go-env.sh"
 cd "${REPO_ROOT}"
 
 BIN_DIR="${BIN_DIR:-_output/bin}"
@@ -39,7 +41,6 @@ if [[ "${BIN_DIR}" != /* ]]; then
   BIN_DIR="${REPO_ROOT}/${BIN_DIR}"
 fi
 VERSION="${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)}"
-export CGO_ENABLED=0
 jobs="$(build_jobs)"
 mkdir -p "${BIN_DIR}"
 # One build at a time into BIN_DIR: a test, the image build and make run may
@@ -47,11 +48,10 @@ mkdir -p "${BIN_DIR}"
 exec 9>"${BIN_DIR}/.build.lock"
 flock 9
 
-go build -p "${jobs}" -trimpath -ldflags "-s -w -X sigs.k8s.io/simulator-apiserver/pkg/version.Version=${VERSION}" -o "${BIN_DIR}/" ./cmd/...
+go build -p "${jobs}" -ldflags "-s -w -X sigs.k8s.io/simulator-apiserver/pkg/version.Version=${VERSION}" -o "${BIN_DIR}/" ./cmd/...
 
 # sim-scheduler links kube's scheduler: it must be the version the other
-# binaries are, or the simulator would mix two schedulers' behaviour. The
-# -trimpath and cgo flags of hack/build-tools.sh reuse its build cache.
+# binaries are, or the simulator would mix two schedulers' behaviour.
 kube_ldflags
 cd "${REPO_ROOT}/cmd/sim-scheduler"
 sim_kube_version="$(GOWORK=off GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' k8s.io/kubernetes)"
@@ -59,4 +59,4 @@ if [[ "${sim_kube_version}" != "${kube_version}" ]]; then
   echo "error: cmd/sim-scheduler pins k8s.io/kubernetes ${sim_kube_version}, hack/tools ${kube_version}" >&2
   exit 1
 fi
-GOWORK=off GOFLAGS=-mod=readonly go build -p "${jobs}" -trimpath -ldflags "${ldflags[*]}" -o "${BIN_DIR}/sim-scheduler" .
+GOWORK=off GOFLAGS="${GOFLAGS} -mod=readonly" go build -p "${jobs}" -ldflags "${ldflags[*]}" -o "${BIN_DIR}/sim-scheduler" .

@@ -28,6 +28,8 @@ set -o nounset
 set -o pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=hack/lib/go-env.sh
+source "${REPO_ROOT}/hack/lib/go-env.sh"
 cd "${REPO_ROOT}"
 
 bin="_output/bin/local-up"

@@ -26,6 +26,8 @@ set -o nounset
 set -o pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=hack/lib/go-env.sh
+source "${REPO_ROOT}/hack/lib/go-env.sh"
 cd "${REPO_ROOT}"
 
 run() {
@@ -37,7 +39,7 @@ echo "=== unit tests"
 run go test -count=1 "$@" ./pkg/... ./cmd/... ./test/images/... ./hack/benchreport/...
 # sim-scheduler is a module of its own (it links k8s.io/kubernetes); built
 # with hack/build-tools.sh's flags, it reuses that build's cache.
-(cd cmd/sim-scheduler && GOWORK=off CGO_ENABLED=0 run go test -trimpath -count=1 "$@" ./...)
+(cd cmd/sim-scheduler && GOWORK=off run go test -count=1 "$@" ./...)
 # The stored scheduling results' format, a module that both import.
 (cd pkg/schedulingresult && GOWORK=off run go test -count=1 "$@" ./...)
 

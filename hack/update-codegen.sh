@@ -17,6 +17,8 @@
 set -o errexit -o nounset -o pipefail
 
 SCRIPT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+# shellcheck source=hack/lib/go-env.sh
+source "${SCRIPT_ROOT}/hack/lib/go-env.sh"
 cd "${SCRIPT_ROOT}"
 # `go list -m` does not download: on an empty module cache .Dir is empty.
 # `go mod download` fetches the pinned version first (a no-op when present).

@@ -22,6 +22,8 @@
 set -o errexit -o nounset -o pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=hack/lib/go-env.sh
+source "${REPO_ROOT}/hack/lib/go-env.sh"
 cd "${REPO_ROOT}"
 STATICCHECK="${REPO_ROOT}/_output/tools/staticcheck"
 (cd hack/lint && GOWORK=off go build -o "${STATICCHECK}" honnef.co/go/tools/cmd/staticcheck)
@@ -29,9 +31,7 @@ STATICCHECK="${REPO_ROOT}/_output/tools/staticcheck"
 ret=0
 # shellcheck disable=SC2046 # one package path per word
 "${STATICCHECK}" $(go list ./... | grep -v '/pkg/generated/') || ret=1
-# -trimpath, no cgo: the flags of hack/build.sh, whose build cache of
-# k8s.io/kubernetes this reuses.
-(cd cmd/sim-scheduler && GOWORK=off CGO_ENABLED=0 GOFLAGS=-trimpath "${STATICCHECK}" ./...) || ret=1
+(cd cmd/sim-scheduler && GOWORK=off "${STATICCHECK}" ./...) || ret=1
 (cd pkg/schedulingresult && GOWORK=off "${STATICCHECK}" ./...) || ret=1
 if [[ ${ret} -ne 0 ]]; then
   echo "FAIL: staticcheck reported the findings above" >&2
