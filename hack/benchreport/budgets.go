@@ -38,6 +38,9 @@ var descriptions = map[string]string{
 		"second-pod-* and third-pod-*: the working set and private memory of the two more, what each further simulator adds to a node.",
 	"BenchmarkListSimulators": "100 simulators: listing them in all namespaces as `kubectl get simulators -A` does (Table), " +
 		"and sim-apiserver's RSS.",
+	"BenchmarkWebView": "The web view (simulators/NAME/ui/) in Chromium through `kubectl proxy` over 5,000 Nodes, the page loaded afresh each round, " +
+		"its own marks: nodes-draw (the Nodes' list arrived → the grid drawn), nodes-list (that list's fetch through the host), " +
+		"result-open (a pending Pod's full result asked for → its table drawn) and result-render (the drawing alone); medians of the rounds.",
 	"BenchmarkKubectlSimWhy": "`kubectl sim why` (the plugin, run by kubectl) on a Pod that fits on none of 5,000 Nodes: " +
 		"the table (from the full result's summary) and -o json (the full result, every node × plugin), one of each per round; " +
 		"the median and slowest round, and the full result's size.",
@@ -71,6 +74,8 @@ var budgets = []budget{
 	{"scheduling with per-plugin results ≥ 0.8× the stock kube-scheduler's pods/s", "BenchmarkSchedulingThroughput", "ratio", "", "", false, 0.8},
 	{"100 simulators: list p50 ≤ 50 ms", "BenchmarkListSimulators", "p50-ms", "", "", true, 50},
 	{"100 simulators: sim-apiserver RSS ≤ 150 MiB", "BenchmarkListSimulators", "sim-apiserver-rss-MiB", "", "", true, 150},
+	{"web view: 5,000 Nodes drawn ≤ 1 s after their list arrives (median)", "BenchmarkWebView", "nodes-draw-ms", "", "", true, 1000},
+	{"web view: a Pod's full result among 5,000 Nodes opened ≤ 1 s (median)", "BenchmarkWebView", "result-open-ms", "", "", true, 1000},
 	{"kubectl sim why explains a Pod pending among 5,000 Nodes ≤ 1 s (table, median)", "BenchmarkKubectlSimWhy", "median-s", "table", "", true, 1},
 	{"kubectl sim why -o json, the full result among 5,000 Nodes ≤ 1 s (median)", "BenchmarkKubectlSimWhy", "median-s", "json", "", true, 1},
 	{"scenario replay at 60×: each event within 100 ms of its scaled time (max lag)", "BenchmarkScenarioReplay", "lag-max-ms", "", "", true, 100},

@@ -121,7 +121,7 @@ func TestWebView(t *testing.T) {
 		t.Errorf("the pending Pod's row does not say why: %q", row)
 	}
 	shots.take(b, "pods")
-	b.do(chromedp.Click(chromedp.CSS(`tr[data-pod="default/too-big"] a`)))
+	b.click(`tr[data-pod="default/too-big"] a`)
 	b.waitJS("the pending Pod's result", `document.getElementById('result-table').dataset.rendered || ''`, time.Minute)
 	t.Logf("pod result: opened among %s nodes in %s ms (drawn in %s ms)", b.js(`document.getElementById('result-table').dataset.rendered`),
 		b.js(`performance.getEntriesByName('result-open')[0].duration.toFixed(1)`), b.js(`performance.getEntriesByName('result-render')[0].duration.toFixed(1)`))
@@ -175,8 +175,8 @@ func TestWebView(t *testing.T) {
 	b.do(chromedp.Click(chromedp.CSS("#tab-pools")))
 	b.waitJS("the pool's row", `document.querySelector('tr[data-pool="`+uiPool+`"]')?.textContent || ''`, 30*time.Second)
 	b.do(chromedp.Clear(chromedp.CSS(`tr[data-pool="`+uiPool+`"] input`)),
-		chromedp.SendKeys(chromedp.CSS(`tr[data-pool="`+uiPool+`"] input`), fmt.Sprint(uiPoolSize+1)),
-		chromedp.Click(chromedp.CSS(`tr[data-pool="`+uiPool+`"] button`)))
+		chromedp.SendKeys(chromedp.CSS(`tr[data-pool="`+uiPool+`"] input`), fmt.Sprint(uiPoolSize+1)))
+	b.click(`tr[data-pool="` + uiPool + `"] button`)
 	status = b.waitJS("the pool scaled", `(() => { const s = document.getElementById('pools-status'); return s.className === 'muted' || !s.className ? '' : s.className + ': ' + s.textContent; })()`, 30*time.Second)
 	got, err := simClient(t).SimV1alpha1().NodePools(ns).Get(t.Context(), uiPool, metav1.GetOptions{})
 	if !strings.HasPrefix(status, "ok: ") || err != nil || *got.Spec.Replicas != uiPoolSize+1 {
@@ -197,7 +197,7 @@ func TestWebView(t *testing.T) {
 	shots.take(b, "config-reader")
 	b.do(chromedp.Click(chromedp.CSS("#tab-pools")))
 	b.waitJS("the reader's pool row", `document.querySelector('tr[data-pool="`+uiPool+`"]')?.textContent || ''`, 30*time.Second)
-	b.do(chromedp.Click(chromedp.CSS(`tr[data-pool="` + uiPool + `"] button`)))
+	b.click(`tr[data-pool="` + uiPool + `"] button`)
 	status = b.waitJS("the reader's scale refused", `(() => { const s = document.getElementById('pools-status'); return s.className === 'muted' || !s.className ? '' : s.className + ': ' + s.textContent; })()`, 30*time.Second)
 	if !strings.HasPrefix(status, "error: 403") || !strings.Contains(status, "nodepools/scale") {
 		t.Errorf("the reader's scale: %q, want the host's 403 on nodepools/scale", status)
@@ -381,6 +381,23 @@ func (b *browser) do(actions ...chromedp.Action[chromedp.Void]) {
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		b.t.Fatalf("in the browser: %v", err)
 	}
+}
+
+// click clicks the element css selects, again if the page made it anew
+// between finding it and clicking it (live views redraw their rows).
+func (b *browser) click(css string) {
+	b.t.Helper()
+	var err error
+	for range 5 {
+		ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+		err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(css)))
+		cancel()
+		if err == nil {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	b.t.Fatalf("clicking %s: %v", css, err)
 }
 
 // js evaluates a JavaScript expression that yields a string.

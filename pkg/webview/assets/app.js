@@ -682,8 +682,16 @@ async function applyConfig() {
 
 // ---------------------------------------------------------------- NodePools
 
+let poolsDrawn = '';
+
 function drawPools() {
   const list = [...state.pools.values()].sort((a, b) => collator.compare(a.metadata.name, b.metadata.name));
+  // Rows are made again only when what they show changed: a list that
+  // brings nothing new keeps the rows, and what the user is doing in them.
+  const shown = JSON.stringify(list.map((p) => [p.metadata.name, p.spec?.replicas, p.status?.replicas, p.status?.readyReplicas,
+    (p.status?.conditions || []).find((c) => c.type === 'Ready')]));
+  if (shown === poolsDrawn && $('pools').tBodies[0].rows.length === list.length) return;
+  poolsDrawn = shown;
   text($('pools-summary'), `${list.length} NodePools of simulator ${where.name}`);
   $('pools').tBodies[0].replaceChildren(...list.map((p) => {
     const ready = (p.status?.conditions || []).find((c) => c.type === 'Ready');
@@ -736,6 +744,7 @@ async function scalePool(name, value) {
 // ---------------------------------------------------------------- navigation
 
 const VIEWS = ['nodes', 'pods', 'result', 'config', 'pools'];
+let watchPools = () => {};
 
 function route() {
   const hash = location.hash.replace(/^#/, '');
@@ -756,6 +765,7 @@ function route() {
     state.result = null;
   }
   if (view === 'config' && !$('config-text').value) loadConfig();
+  watchPools(view === 'pools');
   if (view === 'pools') drawPools();
   render();
 }
@@ -772,7 +782,11 @@ function start() {
   listWatch(URLS.pods, {
     reset: podsReset, event: podsEvent, error: (e) => problem('Pods', e), ok: () => problem('Pods'),
   }, abort.signal);
-  listWatch(URLS.pools, {
+  // A browser opens at most six connections to a host over HTTP/1.1 (as
+  // kubectl proxy serves): two watches stay open (Nodes, Pods), the
+  // NodePools' only while their view is, and the simulator's status is
+  // polled, so that no request waits for a connection.
+  const pools = {
     reset: (items) => {
       state.pools = new Map(items.map((p) => [p.metadata.name, p]));
       updatePoolOptions();
@@ -785,19 +799,38 @@ function start() {
     },
     error: (e) => problem('NodePools', e),
     ok: () => problem('NodePools'),
-  }, abort.signal);
-  const showSimulator = (s) => {
-    const phase = s?.status?.phase || '';
-    text($('sim-phase'), phase);
-    $('sim-phase').className = `phase ${phase}`;
-    text($('sim-message'), s?.status?.message || '');
   };
-  listWatch(URLS.simulators, {
-    reset: (items) => showSimulator(items[0]),
-    event: (type, s) => showSimulator(type === 'DELETED' ? null : s),
-    error: (e) => problem('Simulator', e),
-    ok: () => problem('Simulator'),
-  }, abort.signal);
+  call('GET', URLS.pools).then((list) => { pools.reset(list.items || []); pools.ok(); }, pools.error);
+  let poolsAbort = null;
+  watchPools = (on) => {
+    if (on && !poolsAbort) {
+      poolsAbort = new AbortController();
+      listWatch(URLS.pools, pools, poolsAbort.signal);
+    } else if (!on && poolsAbort) {
+      poolsAbort.abort();
+      poolsAbort = null;
+    }
+  };
+  const pollSimulator = async () => {
+    try {
+      const list = await call('GET', URLS.simulators);
+      const s = list.items?.[0];
+      const phase = s?.status?.phase || '';
+      text($('sim-phase'), phase);
+      $('sim-phase').className = `phase ${phase}`;
+      text($('sim-message'), s?.status?.message || '');
+      problem('Simulator');
+    } catch (err) {
+      problem('Simulator', err);
+    }
+    setTimeout(pollSimulator, 10000);
+  };
+  pollSimulator();
+  // Close the streams as the page goes, not when the browser gets to it.
+  window.addEventListener('pagehide', () => {
+    abort.abort();
+    watchPools(false);
+  });
 
   $('pool-filter').addEventListener('change', (e) => {
     state.filter.pool = e.target.value;
