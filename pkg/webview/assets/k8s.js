@@ -101,7 +101,9 @@ export function listWatch(url, on, signal) {
       try {
         if (!rv) {
           const listStart = performance.now();
-          const list = await call('GET', url);
+          // From the watch cache, as informers list: the watch then
+          // brings whatever is newer.
+          const list = await call('GET', `${url}${sep}resourceVersion=0`);
           rv = list.metadata?.resourceVersion || '';
           on.reset(list.items || [], { listStart });
           on.ok?.();
