@@ -142,3 +142,35 @@ func TestAssets(t *testing.T) {
 		}
 	}
 }
+
+// TestElements checks that every element app.js looks up by a literal id,
+// and every view it routes to and its tab, are in index.html: a view added to one and
+// not the other fails here, not in a browser.
+func TestElements(t *testing.T) {
+	index := string(assets[Index].body)
+	app := string(assets["app.js"].body)
+	ids := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\$\('([a-z0-9-]+)'\)`).FindAllStringSubmatch(app, -1) {
+		ids[m[1]] = true
+	}
+	views := regexp.MustCompile(`const VIEWS = \[([^\]]*)\]`).FindStringSubmatch(app)
+	if views == nil {
+		t.Fatal("app.js has no VIEWS")
+	}
+	for _, m := range regexp.MustCompile(`'([a-z]+)'`).FindAllStringSubmatch(views[1], -1) {
+		ids["view-"+m[1]] = true
+		if m[1] != "result" { // a Pod's result is under the Pods' tab
+			ids["tab-"+m[1]] = true
+		}
+	}
+	for _, want := range []string{"view-source", "view-scenarios", "tab-source", "tab-scenarios"} {
+		if !ids[want] {
+			t.Errorf("app.js does not use %s", want)
+		}
+	}
+	for id := range ids {
+		if !strings.Contains(index, `id="`+id+`"`) {
+			t.Errorf("app.js uses #%s, which index.html lacks", id)
+		}
+	}
+}

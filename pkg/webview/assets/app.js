@@ -16,8 +16,9 @@ limitations under the License.
 
 // The web view of one simulator, served at .../simulators/NAME/ui/. Every
 // URL it calls is relative to the page: ../proxy/ (the inner cluster),
-// ../api/ (the simulator's own API) and ../../../nodepools (the host's), so
-// the host's RBAC decides each call as the caller's own.
+// ../api/ (the simulator's own API) and ../../../nodepools,
+// ../../../simulators and ../../../scenarios (the host's), so the host's
+// RBAC decides each call as the caller's own.
 //
 // Performance marks the browser test reads: nodes-draw (from the Nodes'
 // list arriving to the grid drawn), nodes-list (the list's fetch),
@@ -58,7 +59,15 @@ const URLS = {
   simulators: `../../../simulators?fieldSelector=${encodeURIComponent(`metadata.name=${where.name}`)}`,
   pools: `../../../nodepools?fieldSelector=${encodeURIComponent(`spec.simulatorName=${where.name}`)}`,
   scale: (pool) => `../../../nodepools/${encodeURIComponent(pool)}/scale`,
+  scenarios: '../../../scenarios',
+  plot: (scn, plot) => `../../../scenarios/${encodeURIComponent(scn)}/report/svg/${encodeURIComponent(plot)}`,
 };
+
+// The plots of a scenario's report (report/svg/PLOT).
+const PLOTS = [
+  ['allocation', 'CPU requested ÷ allocatable over time'],
+  ['pending', 'Pending Pods over time'],
+];
 
 // Problems of the live sources, shown until the source recovers.
 const problems = new Map();
@@ -90,6 +99,9 @@ const state = {
   view: 'nodes',
   result: null, // {ns, name, rows, plugins, ...}
   firstDraw: null, // set when the Nodes' first list arrives
+  simulator: null, // the simulator, as last polled
+  scenarios: null, // the namespace's Scenarios, this simulator's first
+  scenario: '', // the Scenario shown
 };
 window.simUI.state = state;
 
@@ -741,9 +753,225 @@ async function scalePool(name, value) {
   }
 }
 
+// ---------------------------------------------------------------- source
+
+function selectorText(sel) {
+  if (!sel) return 'none (every object)';
+  const terms = Object.entries(sel.matchLabels || {}).map(([k, v]) => `${k}=${v}`);
+  for (const e of sel.matchExpressions || []) {
+    if (e.operator === 'Exists') terms.push(e.key);
+    else if (e.operator === 'DoesNotExist') terms.push(`!${e.key}`);
+    else terms.push(`${e.key} ${e.operator === 'In' ? 'in' : 'notin'} (${(e.values || []).join(',')})`);
+  }
+  return terms.join(',') || 'none (every object)';
+}
+
+function ago(time) {
+  const t = Date.parse(time || '');
+  if (!Number.isFinite(t)) return '';
+  const s = Math.max(0, Math.round((Date.now() - t) / 1000));
+  if (s < 120) return `${s} s ago`;
+  if (s < 7200) return `${Math.round(s / 60)} min ago`;
+  return `${Math.round(s / 3600)} h ago`;
+}
+
+function facts(pairs) {
+  return pairs.filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .flatMap(([k, v, id]) => [el('dt', null, k), el('dd', id ? { id } : null, String(v))]);
+}
+
+// The header's badge and the Source tab exist only for a simulator with
+// spec.source; both follow the simulator's status as it is polled.
+function drawSourceBadge() {
+  const s = state.simulator;
+  const spec = s?.spec?.source;
+  const phase = s?.status?.source?.phase || (spec ? 'Pending' : '');
+  $('tab-source').hidden = !spec;
+  const badge = $('sim-source');
+  badge.hidden = !spec;
+  text(badge, spec ? `source ${phase}` : '');
+  badge.className = `phase ${phase}`;
+}
+
+function drawSource() {
+  const s = state.simulator;
+  const spec = s?.spec?.source;
+  const st = s?.status?.source || {};
+  if (!spec) {
+    text($('source-summary'), s ? 'This simulator has no source.' : 'Loading the simulator…');
+    $('source-status').replaceChildren();
+    $('source-spec').replaceChildren();
+    $('source-objects').tBodies[0].replaceChildren();
+    return;
+  }
+  const objects = Object.entries(st.objects || {}).sort(([a], [b]) => collator.compare(a, b));
+  const total = objects.reduce((n, [, c]) => n + (Number(c) || 0), 0);
+  text($('source-summary'), `${spec.mode || 'Once'} source: ${total} objects mirrored` +
+    (st.lastSyncTime ? `, last synced ${ago(st.lastSyncTime)}` : ''));
+  const shadow = st.shadow || {};
+  $('source-status').replaceChildren(...facts([
+    ['phase', st.phase || 'Pending', 'source-phase'],
+    ['message', st.message],
+    ['objects', String(total), 'source-total'],
+    ['last sync', st.lastSyncTime ? `${st.lastSyncTime} (${ago(st.lastSyncTime)})` : ''],
+    ['lag', st.lagMilliseconds !== undefined ? `${st.lagMilliseconds} ms` : ''],
+    ['skipped', (st.skipped || []).join(', ')],
+    ['shadow scheduling', shadow.same || shadow.other || shadow.unschedulable
+      ? `${shadow.same || 0} on the same Node, ${shadow.other || 0} on another, ${shadow.unschedulable || 0} unschedulable here` : ''],
+  ]));
+  $('source-status').className = 'summary';
+  $('source-spec').replaceChildren(...facts([
+    ['mode', spec.mode || 'Once'],
+    ['namespaces', (spec.namespaces || []).join(', ') || 'all'],
+    ['label selector', selectorText(spec.labelSelector)],
+    ['credentials', `Secret ${spec.secretName || ''}`],
+    ['QPS', spec.qps],
+    ['workloads', spec.workloads ? 'mirrored' : 'not mirrored'],
+  ]));
+  $('source-objects').tBodies[0].replaceChildren(...objects.map(([r, c]) => el('tr', { dataset: { resource: r } },
+    el('td', null, r), el('td', null, String(c)))));
+}
+
+// ---------------------------------------------------------------- scenarios
+
+// A Scenario is this simulator's when it made it (the simulator's owner),
+// names it in spec.simulators, or runs a variant in it.
+function scenarioRelation(scn) {
+  const owners = state.simulator?.metadata?.ownerReferences || [];
+  if (owners.some((o) => o.kind === 'Scenario' && o.name === scn.metadata.name)) return 'made it';
+  const v = (scn.status?.variants || []).find((x) => x.simulatorName === where.name);
+  if (v) return `variant ${v.name}`;
+  if ((scn.spec?.simulators || []).includes(where.name)) return 'runs in it';
+  return '';
+}
+
+async function loadScenarios() {
+  try {
+    const list = await call('GET', URLS.scenarios);
+    const items = (list.items || []).map((scn) => ({ scn, relation: scenarioRelation(scn) }));
+    items.sort((a, b) => (!a.relation === !b.relation ? collator.compare(a.scn.metadata.name, b.scn.metadata.name) : (a.relation ? -1 : 1)));
+    state.scenarios = items;
+    problem('Scenarios');
+  } catch (err) {
+    problem('Scenarios', err);
+  }
+  if (state.view === 'scenarios') drawScenarios();
+}
+
+function pct(a) {
+  return `${a?.meanPercent ?? 0} % / ${a?.p90Percent ?? 0} %`;
+}
+
+let plotsShown = '';
+
+function drawScenarios() {
+  const items = state.scenarios;
+  if (!items) return;
+  const mine = items.filter((i) => i.relation).length;
+  text($('scenarios-summary'), `${items.length} Scenarios in ${where.namespace}, ${mine} of them with this simulator`);
+  if (!items.some((i) => i.scn.metadata.name === state.scenario)) state.scenario = items[0]?.scn.metadata.name || '';
+  $('scenarios').tBodies[0].replaceChildren(...items.map(({ scn, relation }) => {
+    const name = scn.metadata.name;
+    const href = `#scenarios/${encodeURIComponent(name)}`;
+    return el('tr', {
+      class: `clickable${name === state.scenario ? ' selected' : ''}`, dataset: { scenario: name },
+      onclick: () => { location.hash = href; },
+    },
+    el('td', null, el('a', { href }, name)),
+    el('td', null, scn.status?.phase || 'Pending'),
+    el('td', null, `${scn.status?.progress ?? 0} %`),
+    el('td', null, (scn.status?.variants || []).map((v) => v.name).join(', ') || (scn.spec?.variants || []).map((v) => v.name).join(', ')),
+    el('td', null, relation));
+  }));
+  const cur = items.find((i) => i.scn.metadata.name === state.scenario);
+  $('scenario-detail').hidden = !cur;
+  if (cur) drawScenario(cur.scn);
+}
+
+function drawScenario(scn) {
+  const st = scn.status || {};
+  const name = scn.metadata.name;
+  text($('scenario-title'), `Scenario ${name}`);
+  const ready = (st.conditions || []).find((c) => c.type === 'Ready');
+  $('scenario-facts').replaceChildren(...facts([
+    ['phase', st.phase || 'Pending', 'scenario-phase'],
+    ['progress', `${st.progress ?? 0} %`],
+    ['started', st.startTime],
+    ['completed', st.completionTime],
+    ['ready', ready && ready.status !== 'True' ? `${ready.reason || ''}: ${ready.message || ''}` : ''],
+  ]));
+  $('scenario-variants').tBodies[0].replaceChildren(...(st.variants || []).map((v) => el('tr', {
+    class: v.simulatorName === where.name ? 'this' : '', dataset: { variant: v.name },
+  },
+  el('td', null, v.name),
+  el('td', null, v.simulatorName || ''),
+  el('td', null, `${v.progress ?? 0} %`),
+  el('td', null, String(v.podsScheduled ?? 0)),
+  el('td', null, String(v.podsUnschedulable ?? 0)),
+  el('td', null, String(v.podsPreempted ?? 0)),
+  el('td', { dataset: { field: 'nodesUsed' } }, String(v.nodesUsed ?? 0)),
+  el('td', null, pct(v.cpu)),
+  el('td', null, pct(v.memory)),
+  el('td', null, `${v.bindLatency?.p50Milliseconds ?? 0} / ${v.bindLatency?.p99Milliseconds ?? 0} ms`),
+  el('td', null, `${v.lag?.p99Milliseconds ?? 0} / ${v.lag?.maxMilliseconds ?? 0} ms (${v.lag?.late ?? 0})`),
+  el('td', { class: v.message ? 'error' : '' }, v.message || ''))));
+  const comps = st.comparisons || [];
+  const noise = (baseline) => comps.find((c) => c.noiseFloor && c.baseline === baseline);
+  $('scenario-comparisons').tBodies[0].replaceChildren(...comps.map((c) => el('tr', { dataset: { variant: c.variant, noiseFloor: String(!!c.noiseFloor) } },
+    el('td', null, c.noiseFloor ? `${c.variant} (noise floor: a second run of ${c.baseline})` : c.variant),
+    el('td', null, c.baseline),
+    el('td', null, String(c.placedDifferently ?? 0)),
+    el('td', null, String(c.scheduledOnlyInVariant ?? 0)),
+    el('td', null, String(c.scheduledOnlyInBaseline ?? 0)),
+    el('td', null, `${(c.nodesUsedDelta ?? 0) > 0 ? '+' : ''}${c.nodesUsedDelta ?? 0}`))));
+  if (!comps.length) $('scenario-comparisons').tBodies[0].replaceChildren(el('tr', null, el('td', { colspan: 6, class: 'muted' }, 'No comparisons yet: they come once every variant has finished.')));
+  // As the Markdown report says it: above the noise floor or within it.
+  $('scenario-verdicts').replaceChildren(...comps.filter((c) => !c.noiseFloor).map((c) => {
+    const placed = c.placedDifferently ?? 0;
+    const nf = noise(c.baseline);
+    let verdict = 'no noise floor was run, so chance cannot be told from the configuration.';
+    if (nf) {
+      const n = nf.placedDifferently ?? 0;
+      verdict = `two runs of ${c.baseline} differ by ${n}: ` + (placed > 2 * n
+        ? 'the configuration explains most of the difference.'
+        : (placed > n ? 'the difference exceeds the noise floor, but chance explains much of it.' : 'the difference is within the noise floor, and may be chance.'));
+    }
+    return el('li', null, `${c.variant} placed ${placed} Pods differently from ${c.baseline}; ${verdict}`);
+  }));
+  // The plots are the report's SVGs, as images: an image runs no script,
+  // and each is asked for again when the scenario changes phase.
+  const key = `${name}/${st.phase || ''}`;
+  if (plotsShown !== key) {
+    plotsShown = key;
+    $('scenario-plots').replaceChildren(...PLOTS.map(([plot, title]) => el('figure', null,
+      el('img', {
+        class: 'plot', id: `plot-${plot}`, alt: `${title}, scenario ${name}`, src: URLS.plot(name, plot),
+        onerror: () => problem(`Plot ${plot}`, new Error(`the report's ${plot} plot of ${name} did not load`)),
+        onload: () => problem(`Plot ${plot}`),
+      }),
+      el('figcaption', { class: 'muted' }, title))));
+  }
+}
+
+// The Scenarios are read while their view is open, every 5 s (no watch:
+// the browser's few connections are the Nodes' and Pods' watches').
+const scenarioPoll = { on: false, timer: 0, gen: 0 };
+function watchScenarios(on) {
+  if (on === scenarioPoll.on) return;
+  scenarioPoll.on = on;
+  clearTimeout(scenarioPoll.timer);
+  const gen = ++scenarioPoll.gen;
+  if (!on) return;
+  const tick = async () => {
+    await loadScenarios();
+    if (scenarioPoll.gen === gen) scenarioPoll.timer = setTimeout(tick, 5000);
+  };
+  tick();
+}
+
 // ---------------------------------------------------------------- navigation
 
-const VIEWS = ['nodes', 'pods', 'result', 'config', 'pools'];
+const VIEWS = ['nodes', 'pods', 'result', 'config', 'pools', 'source', 'scenarios'];
 let watchPools = () => {};
 
 function route() {
@@ -765,6 +993,13 @@ function route() {
     state.result = null;
   }
   if (view === 'config' && !$('config-text').value) loadConfig();
+  if (view === 'source') drawSource();
+  if (view === 'scenarios') {
+    const name = decodeURIComponent(hash.split('/')[1] || '');
+    if (name) state.scenario = name;
+    drawScenarios();
+  }
+  watchScenarios(view === 'scenarios');
   watchPools(view === 'pools');
   if (view === 'pools') drawPools();
   render();
@@ -815,6 +1050,9 @@ function start() {
     try {
       const list = await call('GET', URLS.simulators);
       const s = list.items?.[0];
+      state.simulator = s || null;
+      drawSourceBadge();
+      if (state.view === 'source') drawSource();
       const phase = s?.status?.phase || '';
       text($('sim-phase'), phase);
       $('sim-phase').className = `phase ${phase}`;

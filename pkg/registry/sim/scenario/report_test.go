@@ -140,6 +140,12 @@ func TestReport(t *testing.T) {
 	if err != nil || !strings.HasPrefix(w.Header().Get("Content-Type"), "image/svg+xml") || !strings.Contains(w.Body.String(), "<svg") {
 		t.Errorf("svg: %v %v", err, w.Header())
 	}
+	// The web view shows the plots as images of the page's origin: a plot
+	// opened on its own must run nothing either.
+	if csp := w.Header().Get("Content-Security-Policy"); !strings.HasPrefix(csp, "default-src 'none'") || strings.Contains(csp, "script") ||
+		w.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("svg headers: %v, want a policy of default-src 'none' and nosniff", w.Header())
+	}
 	for _, bad := range []string{"svg", "svg/nope", "pdf", "json/x"} {
 		if _, err := get(bad); !apierrors.IsBadRequest(err) {
 			t.Errorf("report/%s: %v, want 400", bad, err)
