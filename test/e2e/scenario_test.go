@@ -18,15 +18,19 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/scenarioreport"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
 // TestExampleScenario runs the README's scenario example on the real node:
@@ -35,7 +39,9 @@ import (
 // the comparison the README shows: MostAllocated uses fewer Nodes than
 // LeastAllocated, and the noise floor stands beside it, in status, in
 // kubectl describe and in the report. The figures it logs are README's
-// outcome table.
+// outcome table. Then the web view of the variant most's simulator shows the
+// scenario first in its Scenarios tab, with each variant's Nodes used as
+// the report has it, the comparisons and the report's two plots.
 func TestExampleScenario(t *testing.T) {
 	ns := newNamespace(t, "example-scenario-")
 	start := time.Now()
@@ -127,10 +133,65 @@ func TestExampleScenario(t *testing.T) {
 		t.Errorf("the allocation plot: %v\n%.300s", err, svg)
 	}
 
+	scenarioWebView(t, ns, most.SimulatorName)
+
 	// Free the node for the tests after this one.
 	if out, err := kubectl(t, "delete", "-n", ns, "scenario", "binpack", "--wait=true", "--timeout=2m"); err != nil {
 		t.Errorf("deleting the scenario: %v\n%s", err, out)
 	}
+}
+
+// scenarioWebView loads the web view of simulator (a variant's) through
+// `kubectl proxy` in Chromium, opens its Scenarios tab and checks it
+// against the report of binpack: the scenario first, every variant's Nodes
+// used, the simulator's own variant marked, the noise floor among the
+// comparisons, and both plots loaded. Screenshots go to
+// _output/ui/scenario.png and scenario-plots.png.
+func scenarioWebView(t *testing.T, ns, simulator string) {
+	start := time.Now()
+	chromium, err := framework.InstallBrowser(t.Context())
+	if err != nil {
+		t.Fatalf("the browser check needs Chromium: %v", err)
+	}
+	raw, err := kubectl(t, "get", "--raw", fmt.Sprintf("/apis/sim.x-k8s.io/v1alpha1/namespaces/%s/scenarios/binpack/report", ns))
+	var report scenarioreport.Report
+	if err := firstErr(err, json.Unmarshal([]byte(raw), &report)); err != nil || len(report.Variants) < 3 {
+		t.Fatalf("the JSON report: %v, %d variants\n%.500s", err, len(report.Variants), raw)
+	}
+	proxy := kubectlProxy(t, hostCluster(t), hostCluster(t).KubeconfigPath)
+	b := newBrowser(t, chromium)
+	b.do(chromedp.Navigate(proxy + framework.SimulatorPath(ns, simulator, "ui", "/#scenarios")))
+	b.waitJS("the scenario's variants", fmt.Sprintf(`document.querySelectorAll('#scenario-variants tbody tr[data-variant]').length === %d ? 'yes' : ''`, len(report.Variants)), 20*time.Second)
+	if first := b.js(`document.querySelector('#scenarios tbody tr')?.dataset.scenario || ''`); first != "binpack" {
+		t.Errorf("the first scenario listed is %q, want binpack", first)
+	}
+	if title := b.js(`document.getElementById('scenario-title').textContent`); title != "Scenario binpack" {
+		t.Errorf("the scenario shown: %q", title)
+	}
+	for _, v := range report.Variants {
+		got := b.js(fmt.Sprintf(`document.querySelector('#scenario-variants tr[data-variant=%q] td[data-field="nodesUsed"]')?.textContent || ''`, v.Name))
+		if got != fmt.Sprint(v.NodesUsed) {
+			t.Errorf("variant %s: the view shows %q Nodes used, the report %d", v.Name, got, v.NodesUsed)
+		}
+	}
+	if mine := b.js(`[...document.querySelectorAll('#scenario-variants tr.this')].map((r) => r.cells[1].textContent).join(',')`); mine != simulator {
+		t.Errorf("the rows marked as this simulator's: %q, want %s", mine, simulator)
+	}
+	if comps := b.js(`document.getElementById('scenario-comparisons').textContent`); !strings.Contains(comps, "noise floor") || !strings.Contains(comps, "most") {
+		t.Errorf("the comparisons lack most or the noise floor: %q", comps)
+	}
+	plots := b.waitJS("the report's plots", `(() => { const i = [...document.querySelectorAll('img.plot')]; return i.length === 2 && i.every((x) => x.complete) ? i.map((x) => x.id + '=' + x.naturalWidth).join(' ') : ''; })()`, 20*time.Second)
+	for _, p := range scenarioreport.Plots() {
+		if !strings.Contains(plots, "plot-"+p+"=") || strings.Contains(plots, "plot-"+p+"=0") {
+			t.Errorf("the plot %s did not load: %s", p, plots)
+		}
+	}
+	shots := screenshots(t)
+	shots.take(b, "scenario")
+	b.js(`document.getElementById('scenario-plots').scrollIntoView(); ''`)
+	shots.take(b, "scenario-plots")
+	b.checkInert("the scenario view")
+	t.Logf("web view of %s: the scenario's variants, comparisons and plots (%s) checked in %v", simulator, plots, time.Since(start).Round(100*time.Millisecond))
 }
 
 func abs(n int32) int32 {

@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -59,7 +61,8 @@ func pauseContainer() corev1.Container {
 // follow its scale-up and scale-down, on the same Node; a Pod pending in
 // the host gets the simulator's scheduling result inside; once the host
 // binds it, the simulator says whether it agreed, on the Pod and in
-// status.source.
+// status.source. The web view's Source tab shows the mirror Syncing, with
+// the objects it holds.
 func TestSourceHost(t *testing.T) {
 	c := hostCluster(t)
 	ctx := t.Context()
@@ -168,6 +171,40 @@ func TestSourceHost(t *testing.T) {
 		t.Errorf("kubectl get: SOURCE is not Syncing (%v):\n%s", err, out)
 	}
 	t.Logf("%s", out)
+	sourceWebView(t, c, ns, "mirror")
+}
+
+// sourceWebView loads the web view of a simulator whose source is Syncing
+// through `kubectl proxy` in Chromium: the header's badge and the Source
+// tab say Syncing, with the objects mirrored by resource (Pods among them)
+// and the source's namespaces. A screenshot goes to _output/ui/source.png.
+func sourceWebView(t *testing.T, c *framework.Cluster, ns, name string) {
+	start := time.Now()
+	chromium, err := framework.InstallBrowser(t.Context())
+	if err != nil {
+		t.Fatalf("the browser check needs Chromium: %v", err)
+	}
+	b := newBrowser(t, chromium)
+	b.do(chromedp.Navigate(kubectlProxy(t, c, c.KubeconfigPath) + framework.SimulatorPath(ns, name, "ui", "/#source")))
+	phase := b.waitJS("the source's phase", `document.getElementById('source-phase')?.textContent || ''`, 20*time.Second)
+	if phase != string(v1alpha1.SourceSyncing) {
+		t.Errorf("the Source tab's phase: %q, want Syncing", phase)
+	}
+	if badge := b.js(`(() => { const b = document.getElementById('sim-source'); return b.hidden ? 'hidden' : b.textContent; })()`); badge != "source Syncing" {
+		t.Errorf("the header's source badge: %q", badge)
+	}
+	if total := b.js(`document.getElementById('source-total').textContent`); total == "" || total == "0" {
+		t.Errorf("the Source tab counts %q objects mirrored", total)
+	}
+	if pods := b.js(`document.querySelector('#source-objects tr[data-resource="pods"]')?.textContent || ''`); pods == "" {
+		t.Errorf("the Source tab lists no Pods mirrored: %q", b.js(`document.getElementById('source-objects').textContent`))
+	}
+	if spec := b.js(`document.getElementById('source-spec').textContent`); !strings.Contains(spec, "Sync") || !strings.Contains(spec, ns) {
+		t.Errorf("the Source tab's spec lacks the mode or the namespace %s: %q", ns, spec)
+	}
+	screenshots(t).take(b, "source")
+	b.checkInert("the source view")
+	t.Logf("web view of %s: source Syncing, %s objects, checked in %v", name, b.js(`document.getElementById('source-total').textContent`), time.Since(start).Round(100*time.Millisecond))
 }
 
 // waitSource waits until the simulator's status.source is in phase.
