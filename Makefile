@@ -52,8 +52,9 @@ lint:
 	hack/verify-vet.sh
 	hack/verify-staticcheck.sh
 
-## test: what CI runs — verify, unit tests, then integration tests against a real control plane
-test: verify build tools
+## test: unit tests, integration tests against a real control plane, then e2e
+## tests on a cluster with a node (CI runs verify first, .ci/run)
+test: build tools
 	hack/test.sh
 
 ## bench: the benchmarks of docs/performance.md in one run; figures and ratios in _output/bench/report.md

@@ -18,7 +18,9 @@
 # empty temporary Go module and build caches (GOMODCACHE, GOCACHE, GOPATH) and
 # no _output:
 #
-#   1. `make test` (with CI=true, as .ci/run does), timed;
+#   1. `make test` (with CI=true, as .ci/run does), timed, then
+#      `make verify`, timed too (what it adds once the test's build is cached:
+#      staticcheck's analysis, the code generators);
 #   2. `make run` until it prints the KUBECONFIG to use, then Ctrl-C (SIGINT),
 #      timed.
 #
@@ -116,6 +118,11 @@ if [[ "${only}" != "run" ]]; then
   make test 2>&1 | stamp "${start}" | tee "${work}/make-test.log"
   test_seconds="$(elapsed "${start}")"
   echo "=== make test passed in ${test_seconds}s"
+  start="$(date +%s)"
+  echo "=== make verify"
+  make verify 2>&1 | stamp "${start}" | tee "${work}/make-verify.log"
+  verify_seconds="$(elapsed "${start}")"
+  echo "=== make verify passed in ${verify_seconds}s"
 fi
 
 if [[ "${only}" != "test" ]]; then
@@ -145,4 +152,4 @@ if [[ "${only}" != "test" ]]; then
   echo "=== make run was ready in ${run_seconds}s"
 fi
 
-echo "PASS from a fresh clone with empty Go caches:${test_seconds:+ make test ${test_seconds}s}${run_seconds:+ make run ready in ${run_seconds}s}"
+echo "PASS from a fresh clone with empty Go caches:${test_seconds:+ make test ${test_seconds}s}${verify_seconds:+, then make verify ${verify_seconds}s}${run_seconds:+ make run ready in ${run_seconds}s}"
