@@ -145,8 +145,8 @@ func TestExampleScenario(t *testing.T) {
 // `kubectl proxy` in Chromium, opens its Scenarios tab and checks it
 // against the report of binpack: the scenario first, every variant's Nodes
 // used, the simulator's own variant marked, the noise floor among the
-// comparisons, and both plots loaded. Screenshots go to
-// _output/ui/scenario.png and scenario-plots.png.
+// comparisons, and both plots loaded. A screenshot of the whole page goes
+// to _output/ui/scenario.png.
 func scenarioWebView(t *testing.T, ns, simulator string) {
 	start := time.Now()
 	chromium, err := framework.InstallBrowser(t.Context())
@@ -186,10 +186,7 @@ func scenarioWebView(t *testing.T, ns, simulator string) {
 			t.Errorf("the plot %s did not load: %s", p, plots)
 		}
 	}
-	shots := screenshots(t)
-	shots.take(b, "scenario")
-	b.js(`document.getElementById('scenario-plots').scrollIntoView(); ''`)
-	shots.take(b, "scenario-plots")
+	screenshots(t).take(b, "scenario")
 	b.checkInert("the scenario view")
 	t.Logf("web view of %s: the scenario's variants, comparisons and plots (%s) checked in %v", simulator, plots, time.Since(start).Round(100*time.Millisecond))
 }

@@ -60,7 +60,8 @@ const URLS = {
   pools: `../../../nodepools?fieldSelector=${encodeURIComponent(`spec.simulatorName=${where.name}`)}`,
   scale: (pool) => `../../../nodepools/${encodeURIComponent(pool)}/scale`,
   scenarios: '../../../scenarios',
-  plot: (scn, plot) => `../../../scenarios/${encodeURIComponent(scn)}/report/svg/${encodeURIComponent(plot)}`,
+  // The report ignores the query; a new one makes the browser ask again.
+  plot: (scn, plot, version) => `../../../scenarios/${encodeURIComponent(scn)}/report/svg/${encodeURIComponent(plot)}?v=${encodeURIComponent(version)}`,
 };
 
 // The plots of a scenario's report (report/svg/PLOT).
@@ -938,14 +939,15 @@ function drawScenario(scn) {
     }
     return el('li', null, `${c.variant} placed ${placed} Pods differently from ${c.baseline}; ${verdict}`);
   }));
-  // The plots are the report's SVGs, as images: an image runs no script,
-  // and each is asked for again when the scenario changes phase.
-  const key = `${name}/${st.phase || ''}`;
+  // The plots are the report's SVGs, as images: an image runs no script.
+  // They are asked for again as the run goes on (a browser keeps an image
+  // by its URL: the progress is in the query).
+  const key = `${name}/${st.phase || ''}/${st.progress ?? 0}`;
   if (plotsShown !== key) {
     plotsShown = key;
     $('scenario-plots').replaceChildren(...PLOTS.map(([plot, title]) => el('figure', null,
       el('img', {
-        class: 'plot', id: `plot-${plot}`, alt: `${title}, scenario ${name}`, src: URLS.plot(name, plot),
+        class: 'plot', id: `plot-${plot}`, alt: `${title}, scenario ${name}`, src: URLS.plot(name, plot, `${st.phase || 'Pending'}-${st.progress ?? 0}`),
         onerror: () => problem(`Plot ${plot}`, new Error(`the report's ${plot} plot of ${name} did not load`)),
         onload: () => problem(`Plot ${plot}`),
       }),
