@@ -19,6 +19,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,7 +41,11 @@ import (
 // objects change inside, for as long as a real client would keep them.
 const (
 	loadWatchers = 50
-	loadDuration = 10 * time.Minute
+	// loadDuration is how long the writer writes: long enough for every
+	// watcher that asks for a server timeout (60 to 108 s) to see its
+	// watch end there and resume at least once. SIM_LOAD_DURATION (a Go
+	// duration, e.g. 10m) makes it a longer soak.
+	loadDuration = 3 * time.Minute
 	// loadTick is the writer's pace: each tick creates, updates and
 	// deletes one ConfigMap, so every kind of event flows all along.
 	loadTick = 500 * time.Millisecond
@@ -61,7 +66,7 @@ type writtenEvent struct {
 }
 
 // TestProxyWatchersUnderLoad keeps 50 watchers on one simulator through the
-// host and simulators/proxy for 10 minutes while a writer changes
+// host and simulators/proxy for 3 minutes while a writer changes
 // ConfigMaps inside at a steady pace. Half of the watchers ask for a server
 // timeout (timeoutSeconds, 60 s to 109 s) and resume from their last
 // resourceVersion each time it ends; the others ask for none, so the inner
@@ -127,7 +132,13 @@ func TestProxyWatchersUnderLoad(t *testing.T) {
 	name := func(i int) string { return fmt.Sprintf("cm-%05d", i) }
 	ticker := time.NewTicker(loadTick)
 	defer ticker.Stop()
-	deadline := time.Now().Add(loadDuration)
+	duration := loadDuration
+	if v := os.Getenv("SIM_LOAD_DURATION"); v != "" {
+		if duration, err = time.ParseDuration(v); err != nil || duration < loadDuration {
+			t.Fatalf("SIM_LOAD_DURATION=%q: want a Go duration of at least %v", v, loadDuration)
+		}
+	}
+	deadline := time.Now().Add(duration)
 	var during figures
 	for i := 0; time.Now().Before(deadline); i++ {
 		<-ticker.C
@@ -152,12 +163,12 @@ func TestProxyWatchersUnderLoad(t *testing.T) {
 			}
 			record(watch.Deleted, deleted, err)
 		}
-		if i == int(loadDuration/loadTick)/2 {
+		if i == int(duration/loadTick)/2 {
 			during = simAPIServerFigures(t)
 			t.Logf("sim-apiserver with %d watchers: %s", loadWatchers, during)
 		}
 	}
-	t.Logf("writer: %d changes in %v", len(written), loadDuration)
+	t.Logf("writer: %d changes in %v", len(written), duration)
 
 	// Every watcher sees the last change, then they end.
 	last := len(written)
