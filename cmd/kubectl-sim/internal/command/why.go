@@ -30,6 +30,8 @@ import (
 	"github.com/liggitt/tabwriter"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/schedulingresult"
 )
 
 type whyOptions struct {
@@ -112,35 +114,12 @@ type Result struct {
 }
 
 // Summary is the compact result, sim.x-k8s.io/scheduling-result, in the
-// shape sim-scheduler writes it (cmd/sim-scheduler/internal/recorder).
-type Summary struct {
-	Profile        string          `json:"profile"`
-	Outcome        string          `json:"outcome"`
-	Message        string          `json:"message,omitempty"`
-	SelectedNode   string          `json:"selectedNode,omitempty"`
-	NominatedNode  string          `json:"nominatedNode,omitempty"`
-	Victims        []string        `json:"victims,omitempty"`
-	Nodes          int             `json:"nodes"`
-	Evaluated      int             `json:"evaluated"`
-	Feasible       int             `json:"feasible"`
-	FilterFailures []FilterFailure `json:"filterFailures,omitempty"`
-	TopScores      []NodeScore     `json:"topScores,omitempty"`
-	Time           time.Time       `json:"time"`
-	Duration       string          `json:"duration"`
-}
-
-// FilterFailure counts the nodes one plugin rejected for one reason.
-type FilterFailure struct {
-	Plugin string `json:"plugin"`
-	Reason string `json:"reason"`
-	Nodes  int    `json:"nodes"`
-}
-
-// NodeScore is a node's total final score.
-type NodeScore struct {
-	Node  string `json:"node"`
-	Score int64  `json:"score"`
-}
+// format sim-scheduler writes it.
+type (
+	Summary       = schedulingresult.Summary
+	FilterFailure = schedulingresult.FilterFailure
+	NodeScore     = schedulingresult.NodeScore
+)
 
 // PrintResult writes r as why's tables: the attempt, the filter failures
 // by plugin and reason, the best final scores (with wide, each plugin's

@@ -35,40 +35,15 @@ type Result struct {
 	a                    *Attempt
 }
 
-// Summary is the compact form of an attempt: its size does not grow with
-// the number of nodes.
-type Summary struct {
-	Profile       string `json:"profile"`
-	Outcome       string `json:"outcome"`
-	Message       string `json:"message,omitempty"`
-	SelectedNode  string `json:"selectedNode,omitempty"`
-	NominatedNode string `json:"nominatedNode,omitempty"`
-	// Victims: the Pods preemption evicts for the nominated node.
-	Victims []string `json:"victims,omitempty"`
-	// Nodes in the snapshot; Evaluated and Feasible as the scheduler counts.
-	Nodes     int `json:"nodes"`
-	Evaluated int `json:"evaluated"`
-	Feasible  int `json:"feasible"`
-	// FilterFailures: the nodes rejected, by plugin and reason, most first.
-	FilterFailures []FilterFailure `json:"filterFailures,omitempty"`
-	// TopScores: the best final (weighted, summed) scores, best first.
-	TopScores []NodeScore `json:"topScores,omitempty"`
-	Time      time.Time   `json:"time"`
-	Duration  string      `json:"duration"`
-}
+// Summary is the compact form of an attempt, in the results' format that
+// kubectl sim reads too (its fields are there); here it has the notes of
+// the scheduler's Events.
+type Summary schedulingresult.Summary
 
-// FilterFailure counts the nodes one plugin rejected for one reason.
-type FilterFailure struct {
-	Plugin string `json:"plugin"`
-	Reason string `json:"reason"`
-	Nodes  int    `json:"nodes"`
-}
-
-// NodeScore is a node's total final score.
-type NodeScore struct {
-	Node  string `json:"node"`
-	Score int64  `json:"score"`
-}
+type (
+	FilterFailure = schedulingresult.FilterFailure
+	NodeScore     = schedulingresult.NodeScore
+)
 
 // Limits of the compact form.
 const (
