@@ -18,9 +18,13 @@ package framework
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 )
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
@@ -32,28 +36,65 @@ func freePort() (int, error) {
 	return ports[0], nil
 }
 
+// handedOut holds every port this process gave out, so that two components
+// of one test never get the same port even after the first released it.
+var (
+	handedOutMu sync.Mutex
+	handedOut   = map[int]bool{}
+)
+
 // freePorts returns n distinct free ports, none of them in taken (ports
 // chosen earlier and no longer held, such as a simulator's spec ports).
+//
+// The ports come from outside the kernel's ephemeral range: a port that
+// listening on :0 returns is one any outgoing connection may take as its
+// local port before the process it was chosen for binds it, which is
+// seconds later for a simulator's kube-apiserver (seen in CI: "bind:
+// address already in use" on every restart).
 func freePorts(n int, taken ...int) ([]int, error) {
-	// Hold every listener until all are found, so no port comes twice.
-	var listeners []net.Listener
-	defer func() {
-		for _, l := range listeners {
-			_ = l.Close()
-		}
-	}()
+	lo, hi := portRange()
+	handedOutMu.Lock()
+	defer handedOutMu.Unlock()
 	ports := make([]int, 0, n)
-	for len(ports) < n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n; tries++ {
+		if tries == 10*(hi-lo) {
+			return nil, fmt.Errorf("finding %d free ports in [%d, %d): only %d found", n, lo, hi, len(ports))
+		}
+		p := lo + rand.IntN(hi-lo)
+		if handedOut[p] || slices.Contains(taken, p) {
+			continue
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 		if err != nil {
-			return nil, fmt.Errorf("finding a free port: %w", err)
+			continue // taken by another process
 		}
-		listeners = append(listeners, l)
-		if p := l.Addr().(*net.TCPAddr).Port; !slices.Contains(taken, p) {
-			ports = append(ports, p)
-		}
+		_ = l.Close()
+		handedOut[p] = true
+		ports = append(ports, p)
 	}
 	return ports, nil
+}
+
+// portRange returns a range of ports outside the kernel's ephemeral range
+// (/proc/sys/net/ipv4/ip_local_port_range): the 16,384 ports below it, clear
+// of the well-known ports components default to (10250, 10257, ...), or the
+// ports above it when that is wider.
+func portRange() (lo, hi int) {
+	ephLo, ephHi := 32768, 60999 // Linux's default
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			l, errL := strconv.Atoi(f[0])
+			h, errH := strconv.Atoi(f[1])
+			if errL == nil && errH == nil && l <= h {
+				ephLo, ephHi = l, h
+			}
+		}
+	}
+	lo = max(ephLo-16384, 1024)
+	if ephLo-lo >= 65536-(ephHi+1) {
+		return lo, ephLo
+	}
+	return ephHi + 1, 65536
 }
 
 func loopbackURL(scheme string, port int) string {
