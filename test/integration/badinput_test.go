@@ -27,6 +27,7 @@ import (
 	"strings"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -48,7 +49,8 @@ func statusOf(t testing.TB, body []byte) metav1.Status {
 }
 
 // TestInvalidObjects sends invalid objects through the host, as kubectl
-// would: each is a 422 naming the field, and nothing is stored.
+// would, as a tenant of the shipped roles: each is a 422 naming the field, with
+// and without a server-side dry run, and nothing is stored.
 func TestInvalidObjects(t *testing.T) {
 	host := hostCluster(t)
 	ns := createNamespace(t, "invalid-objects")
@@ -97,21 +99,32 @@ func TestInvalidObjects(t *testing.T) {
 		{"taint effect", nodepools, pool("taint", `{"simulatorName":"s","template":{"spec":{"taints":[{"key":"k","effect":"Sometimes"}]}}}`), "spec.template.spec.taints[0].effect"},
 		{"allocatable above capacity", nodepools, pool("alloc", `{"simulatorName":"s","template":{"status":{"capacity":{"cpu":"1"},"allocatable":{"cpu":"2"}}}}`), "spec.template.status.allocatable[cpu]"},
 	}
+	// A tenant of the shipped simulator roles and of edit (a podTemplate
+	// needs the right to create Pods), as the attacks were made: with a
+	// server-side dry run too, which renders templates in the request.
+	tenant, err := clientcmd.BuildConfigFromFlags("", simOnlyUser(t, ns, "tenant"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bind(t, ns, "tenant", "edit")
+	framework.WaitForAccess(t, host, ns, "tenant", authorizationv1.ResourceAttributes{Verb: "create", Resource: "pods"})
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			code, body := rawRequestBody(t, host.Config, http.MethodPost, tc.path, tc.body)
-			if code != http.StatusUnprocessableEntity {
-				t.Fatalf("%d, want 422\n%s", code, body)
-			}
-			st := statusOf(t, body)
-			found := false
-			for _, cause := range st.Details.Causes {
-				found = found || strings.HasPrefix(cause.Field, tc.field)
-			}
-			if !found {
-				t.Errorf("causes %+v name no field under %s", st.Details.Causes, tc.field)
-			}
-		})
+		for _, query := range []string{"", "?dryRun=All"} {
+			t.Run(tc.name+query, func(t *testing.T) {
+				code, body := rawRequestBody(t, tenant, http.MethodPost, tc.path+query, tc.body)
+				if code != http.StatusUnprocessableEntity {
+					t.Fatalf("%d, want 422\n%s", code, body)
+				}
+				st := statusOf(t, body)
+				found := false
+				for _, cause := range st.Details.Causes {
+					found = found || strings.HasPrefix(cause.Field, tc.field)
+				}
+				if !found {
+					t.Errorf("causes %+v name no field under %s", st.Details.Causes, tc.field)
+				}
+			})
+		}
 	}
 	for _, path := range []string{simulators, nodepools} {
 		code, body := rawRequest(t, host.Config, http.MethodGet, path)
