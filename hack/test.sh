@@ -61,7 +61,9 @@ fi
 # One package at a time: each starts its own control plane. The load test
 # alone keeps its watchers 10 minutes (TestProxyWatchersUnderLoad).
 echo "=== integration tests"
-run go test -count=1 -p 1 -timeout 45m "$@" ./test/framework/... ./test/simulator/... ./test/integration/...
+# Two packages at a time: each starts clusters of its own, and most of their
+# time is spent waiting on them (a load of about 1 on 2 cores).
+run go test -count=1 -p 2 -timeout 45m "$@" ./test/framework/... ./test/simulator/... ./test/integration/...
 
 # One cluster with a node per package; the first run builds the images.
 # Verbose: the tests log figures (start, create → Available, memory).

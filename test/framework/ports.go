@@ -21,10 +21,12 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
@@ -37,11 +39,35 @@ func freePort() (int, error) {
 }
 
 // handedOut holds every port this process gave out, so that two components
-// of one test never get the same port even after the first released it.
+// of one test never get the same port even after the first released it;
+// claims holds a lock per port for the life of the process, so that test
+// binaries run side by side (go test -p 2) never pick the same port.
 var (
 	handedOutMu sync.Mutex
 	handedOut   = map[int]bool{}
+	claims      []*os.File
 )
+
+// portClaimDir holds one lock file per port claimed by a running test
+// process; a lock ends with its process.
+var portClaimDir = filepath.Join(os.TempDir(), "sim-test-ports")
+
+// claim takes port for this process, unless another process holds it.
+func claim(port int) (bool, error) {
+	if err := os.MkdirAll(portClaimDir, 0o755); err != nil {
+		return false, fmt.Errorf("creating %s: %w", portClaimDir, err)
+	}
+	f, err := os.OpenFile(filepath.Join(portClaimDir, strconv.Itoa(port)), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("claiming port %d: %w", port, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		return false, nil
+	}
+	claims = append(claims, f)
+	return true, nil
+}
 
 // freePorts returns n distinct free ports, none of them in taken (ports
 // chosen earlier and no longer held, such as a simulator's spec ports).
@@ -64,12 +90,17 @@ func freePorts(n int, taken ...int) ([]int, error) {
 		if handedOut[p] || slices.Contains(taken, p) {
 			continue
 		}
+		handedOut[p] = true // whatever follows, not this port again
+		if ok, err := claim(p); err != nil {
+			return nil, err
+		} else if !ok {
+			continue // another test process has it
+		}
 		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 		if err != nil {
 			continue // taken by another process
 		}
 		_ = l.Close()
-		handedOut[p] = true
 		ports = append(ports, p)
 	}
 	return ports, nil

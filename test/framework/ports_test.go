@@ -57,6 +57,11 @@ func TestFreePorts(t *testing.T) {
 		if p < lo || p >= hi {
 			t.Errorf("port %d outside [%d, %d)", p, lo, hi)
 		}
+		// Another test process (flock's locks are per open file) finds it
+		// claimed.
+		if ok, err := claim(p); err != nil || ok {
+			t.Errorf("port %d could be claimed again (%v, %v): another test process could pick it", p, ok, err)
+		}
 		bound, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 		if err != nil {
 			t.Errorf("port %d is not free: %v", p, err)
