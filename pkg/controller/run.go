@@ -27,6 +27,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -122,7 +123,11 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	factory := siminformers.NewSharedInformerFactory(sims, 10*time.Minute)
+	// The caches hold no managedFields: nothing of the reconcilers reads
+	// them. Their Updates from a cached copy leave them nil, which keeps the
+	// server's. (Annotations stay: NodePools are updated from the cache.)
+	factory := siminformers.NewSharedInformerFactoryWithOptions(sims, 10*time.Minute,
+		siminformers.WithTransform(stripManagedFields))
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	defer broadcaster.Shutdown()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cfg.Host.CoreV1().Events("")})
@@ -158,4 +163,13 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 	simCtrl.Run(ctx, 2)
 	wg.Wait()
 	return nil
+}
+
+// stripManagedFields is the transform of the reconcilers' caches: it drops
+// an object's managedFields (the informer's copy is its own).
+func stripManagedFields(obj any) (any, error) {
+	if m, err := meta.Accessor(obj); err == nil && m.GetManagedFields() != nil {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
 }

@@ -57,8 +57,10 @@ const maxRecordBytes = 1<<20 - 16<<10
 // API Priority and Fairness lends one tenant most of the server's seats
 // when no one else asks: without a bound, 32 lists of 100 NodePools at the
 // size limit took the server past 500 MiB and the CPU from every other
-// request. A list larger than the budget reads alone.
-const listBytes = 8 << 20
+// request. A list larger than the budget reads alone. With 8 MiB, two such
+// lists of 3.2 MiB at once still took it to 280-340 MiB (TestFlood): one
+// list of a namespace at the NodePool limit reads at a time.
+const listBytes = 4 << 20
 
 // Records makes the storage of each resource: records are ConfigMaps in one
 // host namespace, the server's own. It also keeps a cache of them, which
@@ -494,8 +496,16 @@ func (s *store) GetList(ctx context.Context, key string, opts storage.ListOption
 	limit := opts.Predicate.Limit
 	var lastKey string
 	hasMore := false
+	// The objects grow as the host's answer is read: each record is let go
+	// once decoded, so that a list holds about one copy of its bytes, not two.
+	size := len(records)
+	if limit > 0 && limit < int64(size) {
+		size = int(limit)
+	}
+	v.Set(reflect.MakeSlice(v.Type(), 0, size))
 	for i, r := range records {
 		obj, _, err := s.decode(ctx, r.cm)
+		*r.cm = corev1.ConfigMap{}
 		if err != nil {
 			// One bad record must not take the whole list down; a get of
 			// it says what is wrong, and unsafe deletion removes it.
