@@ -1,5 +1,3 @@
-//go:build flood
-
 /*
 Copyright 2026 The Kubernetes Authors.
 
@@ -49,10 +47,6 @@ import (
 // The flood of issue 31: what one tenant can pile up on the host and then
 // read as fast as it likes, against what another tenant and the
 // reconcilers still get.
-//
-// Built only with -tags flood (go test -tags flood ./test/integration -run
-// TestFlood -v): it does not meet its budgets yet (sim-apiserver's RSS peaks
-// near 283 MiB, over 256), so it is not part of make test until it does.
 const (
 	// floodSecrets labelled Secrets of floodSecretBytes each, in a namespace
 	// with no simulator (~420 MB in the host).
