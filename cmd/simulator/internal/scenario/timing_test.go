@@ -19,7 +19,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -204,51 +203,5 @@ func TestReplayLag(t *testing.T) {
 	l.fill(&r)
 	if r.LagMaxMilliseconds != 190 || r.Late != 1 {
 		t.Errorf("max lag %d ms, late %d; want 190, 1 (lags %v)", r.LagMaxMilliseconds, r.Late, l.values)
-	}
-}
-
-// TestReplaySlowObjectHoldsUpNoOther: while one object's event takes
-// 500 ms, the other objects' events, due every 5 ms, are applied on time
-// by the other workers; the slow object's next event waits for it.
-func TestReplaySlowObjectHoldsUpNoOther(t *testing.T) {
-	const others = 40
-	events := []timedEvent{
-		{offset: 0, ev: &contract.TraceEvent{Resource: "pods", Name: "slow", Type: "slow"}},
-		{offset: 10 * time.Millisecond, ev: &contract.TraceEvent{Resource: "pods", Name: "slow", Type: "next"}},
-	}
-	for o := range others {
-		events = append(events, timedEvent{offset: time.Duration(o+1) * 5 * time.Millisecond,
-			ev: &contract.TraceEvent{Resource: "pods", Name: fmt.Sprint("p", o)}})
-	}
-	slices.SortStableFunc(events, func(a, b timedEvent) int { return int(a.offset - b.offset) })
-	offsetOf := map[*contract.TraceEvent]time.Duration{}
-	for _, e := range events {
-		offsetOf[e.ev] = e.offset
-	}
-	start := time.Now()
-	var mu sync.Mutex
-	lagOf := map[string]time.Duration{}
-	apply := func(_ context.Context, ev *contract.TraceEvent) error {
-		mu.Lock()
-		lagOf[ev.Name+"/"+ev.Type] = time.Since(start) - offsetOf[ev]
-		mu.Unlock()
-		if ev.Type == "slow" {
-			time.Sleep(500 * time.Millisecond)
-		}
-		return nil
-	}
-	var l lags
-	if err := replay(t.Context(), clock.RealClock{}, start, events, 4, &l, apply, func(int, *contract.TraceEvent, error) {}); err != nil {
-		t.Fatal(err)
-	}
-	for o := range others {
-		// Generous for a loaded machine, and far below the ~500 ms an
-		// event queued behind the slow one would wait.
-		if lag := lagOf[fmt.Sprint("p", o)+"/"]; lag > 250*time.Millisecond {
-			t.Errorf("p%d started %v late, behind another object's slow event", o, lag)
-		}
-	}
-	if lag := lagOf["slow/next"]; lag < 450*time.Millisecond {
-		t.Errorf("the slow object's next event started %v late, before its first ended (500 ms)", lag)
 	}
 }

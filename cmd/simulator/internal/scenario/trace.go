@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"sync"
 	"time"
@@ -67,58 +68,39 @@ func schedule(trace []contract.TraceEvent, speed int32) []timedEvent {
 	return out
 }
 
-// replay applies each event at start+offset on a pool of workers: one
-// object's events in order, others' in parallel. Any free worker takes the
-// next event; an event whose object has one in flight is left to the
-// worker applying that one, so a slow object never holds up another's
-// events (as hashing objects to fixed queues did). The lag of each event is
-// taken when a worker starts applying it. apply's errors go to done, with
-// every event's outcome; replay returns when all are applied, or ctx ends.
+// replay applies each event at start+offset, on workers keyed by object:
+// one object's events are applied in order, others' in parallel. The lag
+// of each event is taken when a worker starts applying it. apply's errors
+// go to done, with every event's outcome; replay returns when all are
+// applied, or ctx ends.
 func replay(ctx context.Context, clk clock.Clock, start time.Time, events []timedEvent, workers int, l *lags,
 	apply func(context.Context, *contract.TraceEvent) error, done func(int, *contract.TraceEvent, error)) error {
 	type item struct {
-		i   int
-		at  time.Time
-		ev  *contract.TraceEvent
-		key string
+		i  int
+		at time.Time
+		ev *contract.TraceEvent
 	}
-	var (
-		mu sync.Mutex
-		// inFlight holds, for each object with an event being applied, the
-		// events of it that came since, in order.
-		inFlight = map[string][]item{}
-	)
-	// next returns the event of it.key to apply after it, if any, and
-	// otherwise releases the object.
-	next := func(it item) (item, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		waiting := inFlight[it.key]
-		if len(waiting) == 0 {
-			delete(inFlight, it.key)
-			return item{}, false
-		}
-		inFlight[it.key] = waiting[1:]
-		return waiting[0], true
-	}
-	// Room for a burst of events that are due at once.
-	ready := make(chan item, 4*workers)
+	queues := make([]chan item, workers)
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range queues {
+		// Room for a burst, so that a slow object does not hold up the
+		// others' dispatch at once.
+		q := make(chan item, 256)
+		queues[w] = q
 		wg.Go(func() {
-			for it := range ready {
-				for more := true; more; it, more = next(it) {
-					if ctx.Err() != nil {
-						continue
-					}
-					l.add(it.at, clk.Now())
-					done(it.i, it.ev, apply(ctx, it.ev))
+			for it := range q {
+				if ctx.Err() != nil {
+					continue
 				}
+				l.add(it.at, clk.Now())
+				done(it.i, it.ev, apply(ctx, it.ev))
 			}
 		})
 	}
 	defer func() {
-		close(ready)
+		for _, q := range queues {
+			close(q)
+		}
 		wg.Wait()
 	}()
 	for i, e := range events {
@@ -126,20 +108,10 @@ func replay(ctx context.Context, clk clock.Clock, start time.Time, events []time
 		if err := sleepUntil(ctx, clk, at); err != nil {
 			return err
 		}
-		it := item{i: i, at: at, ev: e.ev, key: e.ev.Resource + "/" + e.ev.Namespace + "/" + e.ev.Name}
-		mu.Lock()
-		waiting, busy := inFlight[it.key]
-		if busy {
-			inFlight[it.key] = append(waiting, it)
-		} else {
-			inFlight[it.key] = nil
-		}
-		mu.Unlock()
-		if busy {
-			continue
-		}
+		h := fnv.New32a()
+		_, _ = fmt.Fprint(h, e.ev.Resource, "/", e.ev.Namespace, "/", e.ev.Name)
 		select {
-		case ready <- it:
+		case queues[h.Sum32()%uint32(workers)] <- item{i: i, at: at, ev: e.ev}:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
