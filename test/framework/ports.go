@@ -38,14 +38,13 @@ func freePort() (int, error) {
 	return ports[0], nil
 }
 
-// handedOut holds every port this process gave out, so that two components
-// of one test never get the same port even after the first released it;
-// claims holds a lock per port for the life of the process, so that test
-// binaries run side by side (go test -p 2) never pick the same port.
+// claims holds a lock per port this process gave out, for its life: no
+// other test process (go test -p 2) picks the port, and neither does this
+// one again, even after the component it was for released it (flock's
+// locks are per open file, so a second claim in one process fails too).
 var (
-	handedOutMu sync.Mutex
-	handedOut   = map[int]bool{}
-	claims      []*os.File
+	claimsMu sync.Mutex
+	claims   []*os.File
 )
 
 // portClaimDir holds one lock file per port claimed by a running test
@@ -79,22 +78,23 @@ func claim(port int) (bool, error) {
 // address already in use" on every restart).
 func freePorts(n int, taken ...int) ([]int, error) {
 	lo, hi := portRange()
-	handedOutMu.Lock()
-	defer handedOutMu.Unlock()
+	claimsMu.Lock()
+	defer claimsMu.Unlock()
 	ports := make([]int, 0, n)
 	for tries := 0; len(ports) < n; tries++ {
 		if tries == 10*(hi-lo) {
 			return nil, fmt.Errorf("finding %d free ports in [%d, %d): only %d found", n, lo, hi, len(ports))
 		}
 		p := lo + rand.IntN(hi-lo)
-		if handedOut[p] || slices.Contains(taken, p) {
+		if slices.Contains(taken, p) {
 			continue
 		}
-		handedOut[p] = true // whatever follows, not this port again
+		// Claimed whatever follows: a port that fails the check below is
+		// not tried again.
 		if ok, err := claim(p); err != nil {
 			return nil, err
 		} else if !ok {
-			continue // another test process has it
+			continue // this or another test process has it
 		}
 		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 		if err != nil {
