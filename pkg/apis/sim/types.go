@@ -215,6 +215,10 @@ type NodeTemplateStatus struct {
 const (
 	// NodePoolConditionReady is True when every Node of the pool exists and is Ready.
 	NodePoolConditionReady = "Ready"
+
+	// NodePoolReasonScaling is the reason of a Ready condition that is False
+	// because the pool's Nodes are not yet what its generation asks for.
+	NodePoolReasonScaling = "Scaling"
 )
 
 // NodePoolStatus is the observed state of a pool.

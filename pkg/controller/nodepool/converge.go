@@ -418,7 +418,7 @@ func poolStatus(np *v1alpha1.NodePool, o observed) *v1alpha1.NodePoolStatus {
 	case o.done && o.replicas == desired && o.ready == desired:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, "NodesReady", fmt.Sprintf("%d/%d Nodes Ready", o.ready, desired)
 	default:
-		cond.Status, cond.Reason = metav1.ConditionFalse, "Scaling"
+		cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.NodePoolReasonScaling
 		cond.Message = fmt.Sprintf("%d/%d Nodes exist, %d Ready", o.replicas, desired, o.ready)
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)

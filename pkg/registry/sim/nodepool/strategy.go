@@ -23,6 +23,8 @@ import (
 	"slices"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -71,7 +73,53 @@ func (strategy) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	newNP.Status = oldNP.Status
 	if !apiequality.Semantic.DeepEqual(newNP.Spec, oldNP.Spec) {
 		newNP.Generation = oldNP.Generation + 1
+		// A copy: the stored object's conditions are not ours to change.
+		newNP.Status = *oldNP.Status.DeepCopy()
+		unobservedNotReady(newNP)
 	}
+}
+
+// unobservedNotReady lowers a Ready condition that speaks for an older
+// generation to False: the stored status counted the Nodes of an older
+// spec, and a client that reads the condition alone (without comparing
+// generations, as kubectl wait does) must not take them for the new
+// spec's. The condition keeps the observedGeneration it was counted for;
+// the reconciler writes the new generation's own once it acts on it.
+func unobservedNotReady(np *sim.NodePool) {
+	c := meta.FindStatusCondition(np.Status.Conditions, sim.NodePoolConditionReady)
+	if c == nil || c.Status == metav1.ConditionFalse || (np.Status.ObservedGeneration >= np.Generation && c.ObservedGeneration >= np.Generation) {
+		return
+	}
+	meta.SetStatusCondition(&np.Status.Conditions, metav1.Condition{
+		Type:               sim.NodePoolConditionReady,
+		Status:             metav1.ConditionFalse,
+		Reason:             sim.NodePoolReasonScaling,
+		ObservedGeneration: c.ObservedGeneration,
+		Message: fmt.Sprintf("generation %d is not observed yet: %d Nodes exist, %d Ready, counted for generation %d",
+			np.Generation, np.Status.Replicas, np.Status.ReadyReplicas, c.ObservedGeneration),
+	})
+}
+
+// validateReadyGeneration refuses a status that says Ready=True for a
+// generation other than the pool's own: Ready is True only for the
+// generation whose Nodes were all counted.
+func validateReadyGeneration(np *sim.NodePool) field.ErrorList {
+	for i, c := range np.Status.Conditions {
+		if c.Type != sim.NodePoolConditionReady || c.Status != metav1.ConditionTrue {
+			continue
+		}
+		var allErrs field.ErrorList
+		if c.ObservedGeneration != np.Generation {
+			allErrs = append(allErrs, field.Invalid(field.NewPath("status", "conditions").Index(i).Child("observedGeneration"), c.ObservedGeneration,
+				fmt.Sprintf("Ready may be True only for the pool's generation (%d)", np.Generation)))
+		}
+		if np.Status.ObservedGeneration != np.Generation {
+			allErrs = append(allErrs, field.Invalid(field.NewPath("status", "observedGeneration"), np.Status.ObservedGeneration,
+				fmt.Sprintf("must be the pool's generation (%d) while Ready is True", np.Generation)))
+		}
+		return allErrs
+	}
+	return nil
 }
 
 func (s strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
@@ -116,7 +164,8 @@ func (statusStrategy) PrepareForUpdate(_ context.Context, obj, old runtime.Objec
 }
 
 func (statusStrategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return validation.ValidateNodePoolStatusUpdate(obj.(*sim.NodePool), old.(*sim.NodePool))
+	np := obj.(*sim.NodePool)
+	return append(validation.ValidateNodePoolStatusUpdate(np, old.(*sim.NodePool)), validateReadyGeneration(np)...)
 }
 
 // GetAttrs returns the labels and selectable fields of a nodepool.
