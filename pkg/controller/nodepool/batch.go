@@ -107,8 +107,9 @@ type poolMemory struct {
 	// cache still shows one, it is counted as absent, so that a stale cache
 	// never makes a pool Ready with Nodes that no longer exist.
 	gone map[string]types.UID
-	// unsure names Nodes whose write a stopped batch cut short: it may or
-	// may not have happened, so the next sync reads them from the simulator.
+	// unsure names Nodes whose write a stopped batch cut short (it may or
+	// may not have happened) or that were found replaced by others: the
+	// next sync reads them from the simulator.
 	unsure []string
 	// taken is the last message that reported Node names taken by others:
 	// an Event is posted when it changes, not at every sync.

@@ -70,18 +70,24 @@ type tally struct {
 	// base is how many of the pool's Nodes existed when the batch started.
 	base                     int32
 	created, deleted, failed atomic.Int32
-	mu                       sync.Mutex
-	errs                     []error
+	// replaced counts the pool's Nodes found replaced by others under
+	// their names since the cache showed them.
+	replaced atomic.Int32
+	mu       sync.Mutex
+	errs     []error
 	// gone holds, by name, the UIDs of the Nodes deleted.
 	gone map[string]types.UID
-	// unsure names the Nodes whose write a stopped batch cut short.
+	// unsure names the Nodes whose write a stopped batch cut short, or
+	// that were found replaced.
 	unsure []string
 	// taken names the pool's Nodes held by Nodes it did not make.
 	taken []string
 }
 
 // exist is how many of the pool's Nodes exist now, by the batch's own count.
-func (t *tally) exist() int32 { return max(t.base+t.created.Load()-t.deleted.Load(), 0) }
+func (t *tally) exist() int32 {
+	return max(t.base+t.created.Load()-t.deleted.Load()-t.replaced.Load(), 0)
+}
 
 func (t *tally) fail(err error) {
 	t.failed.Add(1)
@@ -105,6 +111,16 @@ func (t *tally) cutShort(name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.unsure = append(t.unsure, name)
+}
+
+// lostNode records that the pool's Node n, as the cache shows it, was
+// replaced by another Node under its name: n no longer counts, and the next
+// sync reads whose the one holding the name is, never writing it meanwhile.
+func (t *tally) lostNode(ctx context.Context, n *corev1.Node) {
+	klog.FromContext(ctx).V(2).Info("Node replaced since the cache showed it; leaving it alone", "node", n.Name, "uid", n.UID)
+	t.replaced.Add(1)
+	t.goneNode(n)
+	t.cutShort(n.Name)
 }
 
 func (t *tally) nameTaken(name string) {
@@ -229,7 +245,8 @@ func (c *Controller) apply(ctx context.Context, np *v1alpha1.NodePool, cl *clust
 			return nil
 		}
 		if apierrors.IsConflict(err) {
-			return nil // a Node of that name made anew since: the next sync sees it
+			t.lostNode(ctx, o.node)
+			return nil
 		}
 		return fmt.Errorf("deleting Node %s: %w", o.node.Name, err)
 	}
@@ -262,7 +279,12 @@ func (c *Controller) apply(ctx context.Context, np *v1alpha1.NodePool, cl *clust
 	if ch.recreate {
 		// podCIDR and providerID cannot change on a Node.
 		uid := o.node.UID
-		if err := nodes.Delete(ctx, o.node.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
+		err := nodes.Delete(ctx, o.node.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if apierrors.IsConflict(err) {
+			t.lostNode(ctx, o.node)
+			return nil
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting Node %s to make it anew: %w", o.node.Name, err)
 		}
 		t.goneNode(o.node)
@@ -276,17 +298,65 @@ func (c *Controller) apply(ctx context.Context, np *v1alpha1.NodePool, cl *clust
 		}
 		return nil
 	}
-	if ch.meta != nil {
-		if _, err := nodes.Patch(ctx, o.node.Name, types.MergePatchType, ch.meta, metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
-			return ignoreNotFound(fmt.Errorf("patching Node %s: %w", o.node.Name, err))
+	// The patches name the UID of the Node compared: the cache may still
+	// show the pool's Node under a name another Node has taken since, which
+	// the pool must not overwrite (the apiserver refuses a changed UID).
+	for _, p := range []struct {
+		patch       []byte
+		subresource []string
+		what        string
+	}{{ch.meta, nil, "Node"}, {ch.status, []string{"status"}, "the status of Node"}} {
+		if p.patch == nil {
+			continue
 		}
-	}
-	if ch.status != nil {
-		if _, err := nodes.Patch(ctx, o.node.Name, types.MergePatchType, ch.status, metav1.PatchOptions{FieldManager: FieldManager}, "status"); err != nil {
-			return ignoreNotFound(fmt.Errorf("patching the status of Node %s: %w", o.node.Name, err))
+		patch, err := withUID(p.patch, o.node.UID)
+		if err != nil {
+			return fmt.Errorf("patching %s %s: %w", p.what, o.node.Name, err)
+		}
+		_, err = nodes.Patch(ctx, o.node.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager}, p.subresource...)
+		switch {
+		case replaced(err):
+			t.lostNode(ctx, o.node)
+			return nil
+		case err != nil:
+			return ignoreNotFound(fmt.Errorf("patching %s %s: %w", p.what, o.node.Name, err))
 		}
 	}
 	return nil
+}
+
+// withUID adds metadata.uid to a JSON merge patch, making it apply to that
+// Node alone.
+func withUID(patch []byte, uid types.UID) ([]byte, error) {
+	var p map[string]interface{}
+	if err := json.Unmarshal(patch, &p); err != nil {
+		return nil, fmt.Errorf("reading the patch: %w", err)
+	}
+	m, _ := p["metadata"].(map[string]interface{})
+	if m == nil {
+		m = map[string]interface{}{}
+		p["metadata"] = m
+	}
+	m["uid"] = string(uid)
+	return json.Marshal(p)
+}
+
+// replaced says whether a patch naming a Node's UID found another Node:
+// the apiserver answers that metadata.uid is immutable.
+func replaced(err error) bool {
+	if !apierrors.IsInvalid(err) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return false
+	}
+	for _, c := range status.Status().Details.Causes {
+		if c.Field == "metadata.uid" {
+			return true
+		}
+	}
+	return false
 }
 
 // ours reads the Node a create found in the way: one with the pool's label

@@ -19,6 +19,7 @@ package nodepool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -29,9 +30,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -501,5 +504,116 @@ func TestRemoveNodesWaitsForNodesTheCacheMissed(t *testing.T) {
 	}
 	if got := f.pool(t, "p"); slices.Contains(got.Finalizers, sim.FinalizerCleanup) {
 		t.Errorf("the finalizer stayed: %v", got.Finalizers)
+	}
+}
+
+// uidImmutable makes the fake do what the apiserver does with a patch whose
+// metadata.uid differs from the Node's: refuse it, 422 at metadata.uid.
+func uidImmutable(f *fixture) {
+	f.kube.PrependReactor("patch", "nodes", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		p := a.(k8stesting.PatchAction)
+		var body struct {
+			Metadata struct{ UID types.UID } `json:"metadata"`
+		}
+		if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
+			return true, nil, err
+		}
+		cur, err := f.kube.Tracker().Get(a.GetResource(), "", p.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		if uid := body.Metadata.UID; uid != "" && uid != cur.(*corev1.Node).UID {
+			return true, nil, apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Node").GroupKind(), p.GetName(), field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "uid"), uid, "field is immutable"),
+			})
+		}
+		return false, nil, nil
+	})
+	f.kube.PrependReactor("delete", "nodes", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		d := a.(k8stesting.DeleteAction)
+		cur, err := f.kube.Tracker().Get(a.GetResource(), "", d.GetName())
+		if err != nil {
+			return false, nil, nil
+		}
+		if pre := d.GetDeleteOptions().Preconditions; pre != nil && pre.UID != nil && *pre.UID != cur.(*corev1.Node).UID {
+			return true, nil, apierrors.NewConflict(a.GetResource().GroupResource(), d.GetName(), errors.New("Precondition failed: UID"))
+		}
+		return false, nil, nil
+	})
+}
+
+// TestNodeReplacedUnderTheCache: the cache still shows the pool's Node p-1,
+// drifted from the template, but inside another Node has taken its name.
+// The pool's patches name the UID they were computed for, so the foreign
+// Node is not overwritten (neither its labels nor its status), and once the
+// cache catches up the name is reported as taken.
+func TestNodeReplacedUnderTheCache(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		drift func(*corev1.Node)
+	}{
+		{name: "labels", drift: func(n *corev1.Node) { delete(n.Labels, corev1.LabelHostname) }},
+		{name: "status", drift: func(n *corev1.Node) { n.Status.Capacity[corev1.ResourceCPU] = resource.MustParse("2") }},
+		// An immutable field: the pool deletes the Node to make it anew.
+		{name: "podCIDR", drift: func(n *corev1.Node) { n.Spec.PodCIDR = "10.0.0.0/24" }},
+		{name: "both", drift: func(n *corev1.Node) {
+			delete(n.Labels, corev1.LabelHostname)
+			n.Status.Capacity[corev1.ResourceCPU] = resource.MustParse("2")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			np := newPool("p", 2)
+			np.Spec.Template.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}
+			foreign := &corev1.Node{
+				ObjectMeta: metav1.ObjectMeta{Name: "p-1", UID: "foreign", ResourceVersion: "5", Labels: map[string]string{"owner": "someone"}},
+				Status:     corev1.NodeStatus{Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
+			}
+			f := newFixture(t, np, poolNode(t, np, 0), foreign)
+			uidImmutable(f)
+			stale := poolNode(t, np, 1)
+			tc.drift(stale)
+			f.cache(t, stale)
+
+			f.converge(t, np)
+			got, err := f.kube.CoreV1().Nodes().Get(t.Context(), "p-1", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(foreign, got); d != "" {
+				t.Errorf("the foreign Node was written (-was +now):\n%s", d)
+			}
+			if c := readyCondition(t, f.pool(t, "p")); c.Status == metav1.ConditionTrue {
+				t.Errorf("Ready %+v with p-1 not the pool's", c)
+			}
+
+			f.catchUp(t)
+			if after := f.converge(t, f.pool(t, "p")); after != takenRecheck {
+				t.Errorf("converge asks to look again after %v, want %v", after, takenRecheck)
+			}
+			st := f.pool(t, "p")
+			if c := readyCondition(t, st); c.Status != metav1.ConditionFalse || c.Reason != ReasonNodeNameTaken || !strings.Contains(c.Message, "p-1") ||
+				c.ObservedGeneration != st.Generation || st.Status.Replicas != 1 {
+				t.Errorf("Ready %+v, replicas %d; want False, %s naming p-1, for generation %d, 1 Node", c, st.Status.Replicas, ReasonNodeNameTaken, st.Generation)
+			}
+		})
+	}
+}
+
+// TestPatchesNameTheNode: every patch of a Node names the UID it was
+// computed for.
+func TestPatchesNameTheNode(t *testing.T) {
+	for _, tc := range []struct {
+		name, patch, want string
+	}{
+		{name: "metadata", patch: `{"metadata":{"labels":{"a":"b"}}}`, want: `{"metadata":{"labels":{"a":"b"},"uid":"u"}}`},
+		{name: "spec only", patch: `{"spec":{"unschedulable":true}}`, want: `{"metadata":{"uid":"u"},"spec":{"unschedulable":true}}`},
+		{name: "status", patch: `{"status":{"capacity":{"cpu":"4"}}}`, want: `{"metadata":{"uid":"u"},"status":{"capacity":{"cpu":"4"}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := withUID([]byte(tc.patch), "u")
+			if err != nil || string(got) != tc.want {
+				t.Errorf("withUID = %s, %v; want %s", got, err, tc.want)
+			}
+		})
 	}
 }
