@@ -62,6 +62,9 @@ const takenRecheck = 15 * time.Second
 // make.
 const ReasonNodeNameTaken = "NodeNameTaken"
 
+// ReasonDeleting is the reason of the Ready condition of a pool being deleted.
+const ReasonDeleting = "Deleting"
+
 // maxNamed bounds the Node names a condition or Event lists.
 const maxNamed = 5
 
@@ -554,7 +557,7 @@ func (c *Controller) finalize(ctx context.Context, np *v1alpha1.NodePool, s *v1a
 		// none to remove. Otherwise wait: simulator events bring it back.
 		if s != nil && s.DeletionTimestamp == nil && np.Status.Replicas > 0 {
 			return 0, c.writeStatus(ctx, np, observed{replicas: np.Status.Replicas, ready: np.Status.ReadyReplicas,
-				reason: "Deleting", message: fmt.Sprintf("%d Nodes to remove; %s", np.Status.Replicas, msg)})
+				reason: ReasonDeleting, message: fmt.Sprintf("%d Nodes to remove; %s", np.Status.Replicas, msg)})
 		}
 		return 0, c.removeFinalizer(ctx, np)
 	}
@@ -574,6 +577,21 @@ func (c *Controller) removeNodes(ctx context.Context, np *v1alpha1.NodePool, cl 
 	nodes, err := c.resolveUnsure(ctx, np, cl, c.nodesOf(np, cl))
 	if err != nil {
 		return 0, err
+	}
+	// Setting deletionTimestamp made a new generation (the apiserver bumps
+	// it, past any strategy): say once, for it, that the pool is going,
+	// rather than leave the last generation's Ready=True.
+	st := &statusWriter{c: c, np: np}
+	if cond := meta.FindStatusCondition(np.Status.Conditions, v1alpha1.NodePoolConditionReady); cond == nil ||
+		cond.Reason != ReasonDeleting || cond.ObservedGeneration != np.Generation {
+		o := c.observe(np, nodes, int32(len(nodes)), false)
+		o.reason, o.message = ReasonDeleting, fmt.Sprintf("the pool is being deleted: removing its %d Nodes", len(nodes))
+		if err := st.write(ctx, o); err != nil {
+			return 0, err
+		}
+		if st.stale {
+			return 0, nil // the pool changed: its event brings it back
+		}
 	}
 	ops := make([]op, 0, len(nodes))
 	for _, n := range nodes {
@@ -605,7 +623,7 @@ func (c *Controller) removeNodes(ctx context.Context, np *v1alpha1.NodePool, cl 
 		klog.FromContext(ctx).V(2).Info("Nodes of the pool left", "node", left.Items[0].Name)
 		return nodeEventDelay, nil
 	}
-	return 0, c.removeFinalizer(ctx, np)
+	return 0, c.removeFinalizer(ctx, st.np)
 }
 
 func (c *Controller) removeFinalizer(ctx context.Context, np *v1alpha1.NodePool) error {

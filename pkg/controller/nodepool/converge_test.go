@@ -617,3 +617,39 @@ func TestPatchesNameTheNode(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoveNodesReportsDeleting: deleting a Ready pool makes a new
+// generation (the apiserver bumps it with deletionTimestamp); the pool says
+// at once, for that generation, that it is not Ready but going.
+func TestRemoveNodesReportsDeleting(t *testing.T) {
+	np := newPool("p", 2)
+	np.Finalizers = []string{sim.FinalizerCleanup}
+	np.Status = v1alpha1.NodePoolStatus{Replicas: 2, ReadyReplicas: 2, ObservedGeneration: 1, Conditions: []metav1.Condition{{
+		Type: v1alpha1.NodePoolConditionReady, Status: metav1.ConditionTrue, Reason: "NodesReady", ObservedGeneration: 1,
+	}}}
+	np.Generation, np.DeletionTimestamp = 2, ptr.To(metav1.Now())
+	f := newFixture(t, np, poolNode(t, np, 0), poolNode(t, np, 1))
+	var ready []metav1.Condition
+	f.sims.PrependReactor("patch", "nodepools", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		var body struct {
+			Status v1alpha1.NodePoolStatus `json:"status"`
+		}
+		if err := json.Unmarshal(a.(k8stesting.PatchAction).GetPatch(), &body); err == nil {
+			if c := meta.FindStatusCondition(body.Status.Conditions, v1alpha1.NodePoolConditionReady); c != nil {
+				ready = append(ready, *c)
+			}
+		}
+		return false, nil, nil
+	})
+	if after, err := f.c.removeNodes(t.Context(), np, f.cl); err != nil || after != 0 {
+		t.Fatalf("removeNodes = %v, %v; want done", after, err)
+	}
+	if len(ready) != 1 || ready[0].Status != metav1.ConditionFalse || ready[0].Reason != ReasonDeleting || ready[0].ObservedGeneration != 2 ||
+		!strings.Contains(ready[0].Message, "removing its 2 Nodes") {
+		t.Errorf("Ready conditions written %+v, want one False, %s, for generation 2", ready, ReasonDeleting)
+	}
+	got := f.pool(t, "p")
+	if slices.Contains(got.Finalizers, sim.FinalizerCleanup) || len(f.names(t)) != 0 {
+		t.Errorf("finalizers %v, Nodes %v: want both gone", got.Finalizers, f.names(t))
+	}
+}
