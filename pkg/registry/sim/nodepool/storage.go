@@ -34,6 +34,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
+	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 )
 
 // Storage is the REST storage of nodepools and each subresource.
@@ -67,16 +68,31 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, op
 	ss := NewStatusStrategy(s)
 	statusStore.UpdateStrategy = ss
 	statusStore.ResetFieldsStrategy = ss
+	limit := hoststore.NewUserLimit(store)
 	return &Storage{
-		NodePool: &REST{store},
-		Status:   &StatusREST{store: &statusStore},
-		Scale:    &ScaleREST{store: store},
+		NodePool: &REST{Store: store, limit: limit},
+		Status:   &StatusREST{store: &statusStore, limit: limit},
+		Scale:    &ScaleREST{store: store, limit: limit},
 	}, nil
 }
 
 // REST serves nodepools.
 type REST struct {
 	*genericregistry.Store
+	// limit keeps users' objects below a record's hard limit, so the
+	// server's own updates (deletion, finalizer, status) always fit.
+	limit hoststore.UserLimit
+}
+
+// Create refuses a user's NodePool too large to leave room for the server's
+// updates.
+func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+	return r.Store.Create(ctx, obj, r.limit.Create(createValidation), options)
+}
+
+// Update refuses a user's update that grows a NodePool past the users' limit.
+func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.Store.Update(ctx, name, objInfo, r.limit.Create(createValidation), r.limit.Update(updateValidation), forceAllowCreate, options)
 }
 
 var (
@@ -93,6 +109,7 @@ func (*REST) Categories() []string { return []string{"simulation"} }
 // StatusREST serves nodepools/status, written by the nodepool reconciler.
 type StatusREST struct {
 	store *genericregistry.Store
+	limit hoststore.UserLimit
 }
 
 var _ rest.Patcher = &StatusREST{}
@@ -106,7 +123,7 @@ func (r *StatusREST) Get(ctx context.Context, name string, options *metav1.GetOp
 
 func (r *StatusREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, _ bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	// Status writes never create the object.
-	return r.store.Update(ctx, name, objInfo, createValidation, updateValidation, false, options)
+	return r.store.Update(ctx, name, objInfo, r.limit.Create(createValidation), r.limit.Update(updateValidation), false, options)
 }
 
 func (r *StatusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
@@ -116,6 +133,7 @@ func (r *StatusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 // ScaleREST serves nodepools/scale, so `kubectl scale nodepool/x --replicas=N` works.
 type ScaleREST struct {
 	store *genericregistry.Store
+	limit hoststore.UserLimit
 }
 
 var (
@@ -140,7 +158,8 @@ func (r *ScaleREST) Get(ctx context.Context, name string, options *metav1.GetOpt
 }
 
 func (r *ScaleREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, _ bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	obj, _, err := r.store.Update(ctx, name, &scaleUpdatedObjectInfo{objInfo}, scaleCreateValidation(createValidation), scaleUpdateValidation(updateValidation), false, options)
+	obj, _, err := r.store.Update(ctx, name, &scaleUpdatedObjectInfo{objInfo},
+		r.limit.Create(scaleCreateValidation(createValidation)), r.limit.Update(scaleUpdateValidation(updateValidation)), false, options)
 	if err != nil {
 		return nil, false, err
 	}

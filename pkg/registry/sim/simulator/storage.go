@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
+	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 )
 
 // Storage is the REST storage of simulators and each subresource.
@@ -96,7 +97,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ho
 		return nil, fmt.Errorf("completing the simulators store: %w", err)
 	}
 	return &Storage{
-		Simulator:  &REST{Store: store, podAccess: podAccess{authorizer: host.Authorizer}, podCheck: podCheck{scheme: scheme, pods: host.PodsClient}},
+		Simulator:  &REST{Store: store, podAccess: podAccess{authorizer: host.Authorizer}, podCheck: podCheck{scheme: scheme, pods: host.PodsClient}, limit: hoststore.NewUserLimit(store)},
 		Status:     &StatusREST{store: store},
 		Kubeconfig: &KubeconfigREST{store: store, authorizer: host.Authorizer, access: host.Access, tokens: host.Tokens, accounts: host.Accounts, opts: host.Kubeconfig},
 		Proxy:      &ProxyREST{store: store, access: host.Access, authorizer: host.Authorizer},
@@ -110,19 +111,22 @@ type REST struct {
 	*genericregistry.Store
 	podAccess podAccess
 	podCheck  podCheck
+	// limit keeps users' objects below a record's hard limit, so the
+	// server's own updates (deletion, finalizer, annotations) always fit.
+	limit hoststore.UserLimit
 }
 
 // Create checks that a caller who shapes the Pod may create Pods, then
 // dry-runs the simulator's Pod in the host once the object is valid.
 func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
-	return r.Store.Create(ctx, obj, r.podCheck.createValidation(r.podAccess.createValidation(createValidation)), options)
+	return r.Store.Create(ctx, obj, r.limit.Create(r.podCheck.createValidation(r.podAccess.createValidation(createValidation))), options)
 }
 
 // Update does the checks of Create when the spec changes.
 func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	return r.Store.Update(ctx, name, objInfo,
-		r.podCheck.createValidation(r.podAccess.createValidation(createValidation)),
-		r.podCheck.updateValidation(r.podAccess.updateValidation(updateValidation)),
+		r.limit.Create(r.podCheck.createValidation(r.podAccess.createValidation(createValidation))),
+		r.limit.Update(r.podCheck.updateValidation(r.podAccess.updateValidation(updateValidation))),
 		forceAllowCreate, options)
 }
 

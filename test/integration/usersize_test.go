@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
+)
+
+// TestUserSizeLimit: a user fills a Simulator's record to just under the
+// users' limit (64 KiB of annotations, within validation's limit, owned by
+// many server-side-apply field managers, whose managedFields fill the rest);
+// one more manager is refused with 413. The server's own writes still fit:
+// the simulator becomes Available, and kubectl delete (a deletionTimestamp,
+// then the reconciler's removal of the finalizer) makes it go.
+func TestUserSizeLimit(t *testing.T) {
+	host := hostCluster(t)
+	ctx := t.Context()
+	ns := createNamespace(t, "usersize")
+	sims := simClient(t).SimV1alpha1().Simulators(ns)
+	const name = "full"
+
+	// 800 annotations of 60-character keys: 55 KB as JSON, and as much in
+	// each field manager's managedFields entry.
+	keys := make([]string, 800)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%04d-%s", i, strings.Repeat("x", 54))
+	}
+	apply := func(manager string, n int) error {
+		annotations := map[string]string{}
+		for _, k := range keys[:n] {
+			annotations[k] = "v"
+		}
+		body, err := json.Marshal(map[string]any{
+			"apiVersion": v1alpha1.SchemeGroupVersion.String(), "kind": "Simulator",
+			"metadata": map[string]any{"name": name, "annotations": annotations},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = sims.Patch(ctx, name, types.ApplyPatchType, body, metav1.PatchOptions{FieldManager: manager, Force: ptr.To(true)})
+		return err
+	}
+	recordBytes := func() int { return len(recordOf(t, ns, name).Data["object"]) }
+
+	// Whole managers while the next one fits with a margin, then one that
+	// owns just enough keys to end within 1 KiB of the limit.
+	const limit = hoststore.MaxUserRecordBytes
+	managers := 0
+	perManager := 0
+	for {
+		before := 0
+		if managers > 0 {
+			before = recordBytes()
+		}
+		if managers > 1 && before+perManager+2048 > limit {
+			break
+		}
+		if err := apply(fmt.Sprintf("filler-%02d", managers), len(keys)); err != nil {
+			t.Fatalf("applying as filler-%02d at %d bytes: %v", managers, before, err)
+		}
+		managers++
+		if managers > 1 {
+			perManager = recordBytes() - before
+		}
+	}
+	perKey := perManager / len(keys)
+	n := 0
+	for size := recordBytes(); size < limit-1024; size = recordBytes() {
+		n = min(len(keys), n+max(1, (limit-512-size)/perKey))
+		if err := apply("filler-last", n); err != nil {
+			t.Fatalf("applying %d keys as filler-last at %d bytes: %v", n, size, err)
+		}
+	}
+	size := recordBytes()
+	t.Logf("%d field managers of %d bytes each and one of %d keys: the record holds %d bytes (users' limit %d, hard limit %d)",
+		managers, perManager, n, size, limit, hoststore.MaxRecordBytes)
+	if size > limit || size < limit-4096 {
+		t.Fatalf("the record holds %d bytes, want just under %d", size, limit)
+	}
+
+	// One more manager would take it over the users' limit.
+	err := apply("one-too-many", len(keys))
+	if !apierrors.IsRequestEntityTooLargeError(err) || !strings.Contains(err.Error(), fmt.Sprintf("a user's write may leave at most %d", limit)) {
+		t.Fatalf("one more field manager: %v, want 413 saying the users' limit", err)
+	}
+	if got := recordBytes(); got != size {
+		t.Errorf("the refused apply changed the record: %d bytes, was %d", got, size)
+	}
+
+	// The server's writes fit: its reconciler's annotations on Available...
+	makeReady(t, waitForPod(t, ns, name, 1))
+	waitForPhase(t, simClient(t), ns, name, v1alpha1.SimulatorAvailable)
+	// ...the deletionTimestamp, and the removal of the finalizer.
+	if out, err := kubectl(t, host.KubeconfigPath, "delete", "simulator", name, "-n", ns, "--wait=false"); err != nil {
+		t.Fatalf("kubectl delete: %v\n%s", err, out)
+	}
+	eventually(t, "the simulator gone", func(ctx context.Context) (bool, error) {
+		// Play the kubelet: the Pod the finalizer deletes was bound.
+		for _, p := range simulatorPods(ctx, t, ns, name) {
+			if p.DeletionTimestamp != nil {
+				err := host.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+				if err != nil && !apierrors.IsNotFound(err) {
+					return false, err
+				}
+			}
+		}
+		_, err := sims.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
+}
