@@ -81,6 +81,9 @@ if [[ "${sched}" == 1 ]]; then
 fi
 # One replay: a minute of wall time for a trace of an hour at 60×.
 bench -bench ScenarioReplay -benchtime 1x -timeout 20m "$@" ./test/simulator/
+# A source of 5,000 Nodes and 50,000 Pods: its first copy (Once), and a
+# Sync mirror's lag while the source changes 100 objects a second.
+bench -bench 'Source(Import|Sync)' -benchtime 1x -timeout 40m "$@" ./test/simulator/
 bench -bench . -benchtime "${rounds}x" -timeout 60m "$@" ./test/e2e/
 {
   echo "# make bench"

@@ -17,13 +17,24 @@ limitations under the License.
 package simulator_test
 
 import (
+	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
@@ -126,4 +137,243 @@ func createSourcePods(tb testing.TB, c kubernetes.Interface, nodes, n int) {
 		}
 		return boundPod("default", fmt.Sprintf("pod-%d", i), node)
 	})
+}
+
+// BenchmarkSourceSync measures how far a Sync mirror trails its source
+// while the source changes syncRate objects a second for syncFor: a
+// simulator holding SIM_BENCH_NODES Nodes (default 5000) and ten times as
+// many Pods, mirrored, then Pods created (bound), relabelled and deleted
+// in the source, one in two a create, one in four each of the others:
+//
+//	SIM_BENCH_NODES=1000 go test ./test/simulator -run XXX -bench SourceSync -benchtime 1x -timeout 30m
+//
+// Each change's lag runs from the moment the source was sent it until a
+// watch on the mirror shows it. It reports the lag's p50, p99 and max,
+// the changes a second the source took (changes/s), the changes the
+// mirror never showed (missed), and the mirror's processes' summed RSS at
+// its largest during the changes (rss-max-MiB).
+func BenchmarkSourceSync(b *testing.B) {
+	const (
+		syncRate = 100
+		syncFor  = time.Minute
+		ns       = "sync"
+	)
+	nodes := framework.BenchNodes(b)
+	etcd := framework.StartThrowawayEtcd(b)
+	src := startSource(b, etcd)
+	src.WaitReady(b, 2*time.Minute)
+	cfg := src.RESTConfig()
+	cfg.QPS, cfg.Burst = -1, 0
+	sc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	createNodes(b, sc, "node", nodes, false)
+	createSourcePods(b, sc, nodes, 10*nodes)
+	if _, err := sc.CoreV1().Namespaces().Create(b.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	secretDir := b.TempDir()
+	writeSourceSecret(b, secretDir, src, "")
+
+	var lags []time.Duration
+	var changes, missed int
+	var rssMax int64
+	b.ResetTimer()
+	for i := range b.N {
+		source := &contract.Source{Mode: contract.SourceModeSync, Dir: secretDir, QPS: contract.DefaultSourceQPS}
+		sim := framework.StartStandaloneSimulator(b, etcd, fmt.Sprintf("/simulators/bench/sync/%d/%d", b.N, i), contract.Environment{Source: source}.Strings()...)
+		sim.WaitReady(b, 2*time.Minute)
+		framework.WaitUntil(b, 10*time.Minute, "the first copy", func() (bool, error) {
+			if sim.Exited() {
+				return false, fmt.Errorf("simulator exited: %v", sim.Err())
+			}
+			return sourceStatus(b, sim).Phase == contract.SourceSyncing, nil
+		})
+		r := driveSource(b, sc, sim, ns, nodes, syncRate, syncFor)
+		b.Logf("sync %d: %d changes in %s, %d missed, mirror RSS at most %d MiB; lag p50/p99: creates %s, relabels %s, deletes %s",
+			i, r.changes, syncFor, r.missed, r.rssMax>>20, p50p99(r.byKind[0]), p50p99(r.byKind[2]), p50p99(r.byKind[3]))
+		lags = append(lags, r.lags...)
+		changes += r.changes
+		missed += r.missed
+		rssMax = max(rssMax, r.rssMax)
+		sim.Stop(b, time.Minute)
+	}
+	b.StopTimer()
+	if len(lags) == 0 {
+		b.Fatal("the mirror showed no change")
+	}
+	slices.Sort(lags)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(lags[len(lags)/2]), "lag-p50-ms")
+	b.ReportMetric(ms(lags[(len(lags)*99)/100]), "lag-p99-ms")
+	b.ReportMetric(ms(lags[len(lags)-1]), "lag-max-ms")
+	b.ReportMetric(float64(changes)/float64(b.N)/syncFor.Seconds(), "changes/s")
+	b.ReportMetric(float64(missed), "missed")
+	b.ReportMetric(float64(rssMax>>20), "rss-max-MiB")
+}
+
+// p50p99 says the median and 99th percentile of lags.
+func p50p99(lags []time.Duration) string {
+	if len(lags) == 0 {
+		return "none"
+	}
+	s := slices.Clone(lags)
+	slices.Sort(s)
+	return fmt.Sprintf("%s/%s", s[len(s)/2].Round(time.Millisecond), s[len(s)*99/100].Round(time.Millisecond))
+}
+
+// syncRun is what driveSource saw.
+type syncRun struct {
+	lags []time.Duration
+	// byKind holds the lags by change: 0 create, 2 relabel, 3 delete.
+	byKind          [4][]time.Duration
+	changes, missed int
+	rssMax          int64
+}
+
+// driveSource changes Pods of namespace ns in the source at rate a second
+// for d, and times each change until a watch on the mirror sim shows it:
+// a create or relabel by its label step, a delete by the Pod going. A Pod
+// is changed again only once the mirror showed its last change, so that
+// no change is folded into the next. It samples the mirror's memory
+// meanwhile, and waits up to a minute after the last change for the
+// mirror to catch up.
+func driveSource(tb testing.TB, src kubernetes.Interface, sim *framework.StandaloneSimulator, ns string, nodes, rate int, d time.Duration) syncRun {
+	tb.Helper()
+	ctx := framework.TimeoutContext(tb, d+5*time.Minute)
+	mc := sim.Client(tb)
+	list, err := mc.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w, err := mc.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer w.Stop()
+
+	// pending holds each Pod's change not yet seen: its step ("" for its
+	// deletion) and when it was sent. live holds the Pods with none, not
+	// deleted, for relabels and deletes to pick from.
+	type change struct {
+		step string
+		sent time.Time
+		kind int
+	}
+	var mu sync.Mutex
+	pending := map[string]change{}
+	var live []string
+	var run syncRun
+	seen := func(pod, step string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c, ok := pending[pod]; ok && c.step == step {
+			run.lags = append(run.lags, time.Since(c.sent))
+			run.byKind[c.kind] = append(run.byKind[c.kind], time.Since(c.sent))
+			delete(pending, pod)
+			if step != "" {
+				live = append(live, pod)
+			}
+		}
+	}
+	go func() {
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			switch ev.Type {
+			case watch.Added, watch.Modified:
+				seen(p.Name, p.Labels["step"])
+			case watch.Deleted:
+				seen(p.Name, "")
+			}
+		}
+	}()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(2 * time.Second)
+		defer t.Stop()
+		for {
+			if total, _, err := framework.TreeMemory(sim.PID()); err == nil {
+				mu.Lock()
+				run.rssMax = max(run.rssMax, total.RSS)
+				mu.Unlock()
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	defer close(done)
+
+	// Each change runs on a writer of its own, so that a slow answer does
+	// not hold up the rate.
+	var writers sync.WaitGroup
+	var failures atomic.Int64
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	defer tick.Stop()
+	end := time.Now().Add(d)
+	for i := 0; time.Now().Before(end); i++ {
+		<-tick.C
+		step := strconv.Itoa(i)
+		mu.Lock()
+		kind, name := i%4, ""
+		if kind >= 2 && len(live) > 0 {
+			j := rand.IntN(len(live))
+			name, live[j] = live[j], live[len(live)-1]
+			live = live[:len(live)-1]
+		} else {
+			kind, name = 0, fmt.Sprintf("sync-%d", i)
+		}
+		c := change{step, time.Now(), kind}
+		if kind == 3 {
+			c.step = ""
+		}
+		pending[name] = c
+		run.changes++
+		mu.Unlock()
+		writers.Go(func() {
+			var err error
+			switch kind {
+			case 0:
+				p := boundPod(ns, name, fmt.Sprintf("node-%d", i%nodes))
+				p.Labels = map[string]string{"step": step}
+				_, err = src.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+			case 2:
+				patch := fmt.Sprintf(`{"metadata":{"labels":{"step":%q}}}`, step)
+				_, err = src.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+			case 3:
+				err = src.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+			}
+			if err != nil {
+				failures.Add(1)
+				tb.Errorf("change %d of Pod %s: %v", i, name, err)
+				return
+			}
+			// The change is the source's once it answered: the lag runs
+			// from then, unless the mirror showed it already.
+			mu.Lock()
+			if p, ok := pending[name]; ok && p.step == c.step {
+				pending[name] = change{c.step, time.Now(), c.kind}
+			}
+			mu.Unlock()
+		})
+	}
+	writers.Wait()
+	if failures.Load() > 0 {
+		tb.FailNow()
+	}
+	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(pending) == 0, nil
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	run.missed = len(pending)
+	return run
 }
