@@ -326,6 +326,8 @@ func TestPurgeBoundedInTerminatingNamespace(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		return len(events.Items) == 1 && strings.Contains(events.Items[0].Message, "lost-etcd"), nil
+		// It names the keys left, and where.
+		return len(events.Items) == 1 && strings.Contains(events.Items[0].Message, "lost-etcd") &&
+			strings.Contains(events.Items[0].Message, "keys under /simulators/"+ns+"/lost-etcd/") && strings.Contains(events.Items[0].Message, "in "+s.Spec.EtcdURL), nil
 	})
 }

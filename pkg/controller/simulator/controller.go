@@ -49,6 +49,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -95,6 +96,8 @@ type Controller struct {
 	// recorder posts Events on the simulator: what the reconciler did and
 	// saw (kubectl describe simulator).
 	recorder record.EventRecorder
+	// clock tells when a purge is given up (abandonPurge).
+	clock clock.PassiveClock
 }
 
 // New wires a Controller to its informers. sims reaches our own API (loopback);
@@ -120,6 +123,7 @@ func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminf
 		retryAfter:      time.Second,
 		queue:           worker.NewQueue("simulator"),
 		recorder:        recorder,
+		clock:           clock.RealClock{},
 	}
 	if _, err := simInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueSimulator,
@@ -764,19 +768,24 @@ func (c *Controller) ensureProxyAccount(ctx context.Context, s *v1alpha1.Simulat
 // PurgeGiveUpAfter is how long a simulator of a terminating namespace
 // waits for the purge of its keys before it lets go: the namespace, and
 // every deletion that waits on it, must not wait on an etcd that may be
-// going with the namespace.
+// going with the namespace (its Pod is deleted with it). It counts from the
+// simulator's deletionTimestamp, which every leader reads alike, so a
+// restart or a new leader does not start it over. The reconciler's backoff
+// doubles from 5 ms, so the retry that gives up comes within about twice
+// this.
 const PurgeGiveUpAfter = 30 * time.Second
 
 // abandonPurge says whether the simulator goes without the purge that
 // failed with err: only in a terminating namespace, PurgeGiveUpAfter after
 // the simulator's deletion, with a Warning Event that names the keys left
-// behind.
+// behind. Elsewhere the purge is retried for as long as it fails: the etcd
+// may come back, and the user can remove the finalizer.
 func (c *Controller) abandonPurge(ctx context.Context, s *v1alpha1.Simulator, err error) bool {
-	if s.DeletionTimestamp == nil || time.Since(s.DeletionTimestamp.Time) < PurgeGiveUpAfter {
+	if s.DeletionTimestamp == nil || c.clock.Since(s.DeletionTimestamp.Time) < PurgeGiveUpAfter {
 		return false
 	}
 	ns, nsErr := c.host.CoreV1().Namespaces().Get(ctx, s.Namespace, metav1.GetOptions{})
-	if nsErr != nil || ns.DeletionTimestamp == nil {
+	if nsErr != nil || (ns.DeletionTimestamp == nil && ns.Status.Phase != corev1.NamespaceTerminating) {
 		return false
 	}
 	klog.FromContext(ctx).Info("Gave up purging the simulator's etcd keys: its namespace is being deleted", "simulator", klog.KObj(s), "err", err)
