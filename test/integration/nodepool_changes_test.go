@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/controller/nodepool"
+	simv1alpha1 "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned/typed/sim/v1alpha1"
 )
 
 // TestNodePoolSpecChanges changes pools while they work, in one simulator:
@@ -48,6 +49,7 @@ func TestNodePoolSpecChanges(t *testing.T) {
 	runningSimulator(t, ns, "sim")
 	inner := innerClient(t, ns, "sim")
 	pools := simClient(t).SimV1alpha1().NodePools(ns)
+	readyOnlyForItsGeneration(t, pools)
 	scale := func(t *testing.T, pool string, replicas int) {
 		t.Helper()
 		if out, err := kubectl(t, host.KubeconfigPath, "scale", "-n", ns, "nodepool/"+pool, fmt.Sprintf("--replicas=%d", replicas)); err != nil {
@@ -159,7 +161,13 @@ func TestNodePoolSpecChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scale(t, "pool", 5)
+		// Another pool's mark is not this pool's either.
+		elsewhere := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "pool-5", Labels: map[string]string{sim.LabelNodePool: "elsewhere"}}}
+		elsewhere, err = inner.CoreV1().Nodes().Create(ctx, elsewhere, metav1.CreateOptions{FieldManager: "someone"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale(t, "pool", 6)
 
 		var cond *metav1.Condition
 		eventually(t, "the pool to report pool-3 as taken", func(ctx context.Context) (bool, error) {
@@ -171,8 +179,8 @@ func TestNodePoolSpecChanges(t *testing.T) {
 			return np.Status.ObservedGeneration == np.Generation && cond != nil && cond.ObservedGeneration == np.Generation &&
 				cond.Reason == nodepool.ReasonNodeNameTaken, nil
 		})
-		if cond.Status != metav1.ConditionFalse || !strings.Contains(cond.Message, "pool-3") {
-			t.Errorf("Ready condition %+v, want False naming pool-3", cond)
+		if cond.Status != metav1.ConditionFalse || !strings.Contains(cond.Message, "pool-3, pool-5") {
+			t.Errorf("Ready condition %+v, want False naming pool-3 and pool-5", cond)
 		}
 		t.Logf("condition: %s: %s", cond.Reason, cond.Message)
 		eventually(t, "the pool's other 4 Nodes", func(ctx context.Context) (bool, error) {
@@ -191,12 +199,14 @@ func TestNodePoolSpecChanges(t *testing.T) {
 		if np.Status.Replicas != 4 {
 			t.Errorf("status.replicas %d, want 4: pool-3 is not the pool's", np.Status.Replicas)
 		}
-		got, err := inner.CoreV1().Nodes().Get(ctx, "pool-3", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.UID != foreign.UID || got.ResourceVersion != foreign.ResourceVersion || !cmp.Equal(got.Labels, foreign.Labels) {
-			t.Errorf("pool-3 was written: labels %v, resourceVersion %s (was %s)", got.Labels, got.ResourceVersion, foreign.ResourceVersion)
+		for _, was := range []*corev1.Node{foreign, elsewhere} {
+			got, err := inner.CoreV1().Nodes().Get(ctx, was.Name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.UID != was.UID || got.ResourceVersion != was.ResourceVersion || !cmp.Equal(got.Labels, was.Labels) {
+				t.Errorf("%s was written: labels %v, resourceVersion %s (was %s)", was.Name, got.Labels, got.ResourceVersion, was.ResourceVersion)
+			}
 		}
 		eventually(t, "an Event naming pool-3", func(ctx context.Context) (bool, error) {
 			events, err := host.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=NodePool,involvedObject.name=pool"})
@@ -211,11 +221,60 @@ func TestNodePoolSpecChanges(t *testing.T) {
 			return false, nil
 		})
 
-		// Once the name is free, the pool makes its own Node there.
-		if err := inner.CoreV1().Nodes().Delete(ctx, "pool-3", metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
+		// Once the names are free, the pool makes its own Nodes there.
+		for _, name := range []string{"pool-3", "pool-5"} {
+			if err := inner.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		waitForPool(t, inner, ns, "pool")
+	})
+}
+
+// readyOnlyForItsGeneration watches the namespace's pools until the test
+// ends, and fails it if any version of one says Ready=True for a generation
+// other than its own: right after a scale, too, before the reconciler acts.
+func readyOnlyForItsGeneration(t *testing.T, pools simv1alpha1.NodePoolInterface) {
+	t.Helper()
+	w, err := pools.Watch(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		versions int
+		scaled   int // versions whose generation was not observed yet
+		bad      []string
+		done     = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		for e := range w.ResultChan() {
+			np, ok := e.Object.(*v1alpha1.NodePool)
+			if !ok {
+				continue
+			}
+			versions++
+			if np.Status.ObservedGeneration < np.Generation {
+				scaled++
+			}
+			c := meta.FindStatusCondition(np.Status.Conditions, v1alpha1.NodePoolConditionReady)
+			// Setting deletionTimestamp bumps the generation past any
+			// strategy; the reconciler then says Deleting. Only spec
+			// changes are held to this.
+			if np.DeletionTimestamp == nil && c != nil && c.Status == metav1.ConditionTrue &&
+				(c.ObservedGeneration != np.Generation || np.Status.ObservedGeneration != np.Generation) {
+				bad = append(bad, fmt.Sprintf("%s at generation %d: Ready=True for generation %d (status.observedGeneration %d)",
+					np.Name, np.Generation, c.ObservedGeneration, np.Status.ObservedGeneration))
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		w.Stop()
+		<-done
+		t.Logf("%d versions of the pools watched, %d of them of a generation not observed yet", versions, scaled)
+		if len(bad) > 0 {
+			t.Errorf("%d versions said Ready for another generation: %v", len(bad), head(bad))
+		}
 	})
 }
 
