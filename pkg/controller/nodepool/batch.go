@@ -84,13 +84,18 @@ func (c *Controller) startBatch(ctx context.Context, np *v1alpha1.NodePool) (_ c
 }
 
 // stopOutdatedBatch stops the running batch of the pool of a pool event if
-// the event says its spec changed or the pool goes.
-func (c *Controller) stopOutdatedBatch(obj interface{}) {
+// the event says its spec changed or the pool goes. deleted: the event is a
+// deletion, whose object is the pool's last state (without a
+// deletionTimestamp when it had no finalizer left), not a pool that is.
+func (c *Controller) stopOutdatedBatch(obj interface{}, deleted bool) {
 	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 	if err != nil {
 		return
 	}
-	np, _ := obj.(*v1alpha1.NodePool) // nil when deleted
+	np, _ := obj.(*v1alpha1.NodePool)
+	if deleted {
+		np = nil
+	}
 	c.mu.Lock()
 	b := c.batches[key]
 	c.mu.Unlock()

@@ -126,11 +126,11 @@ func New(sims simclientset.Interface, poolInformer siminformers.NodePoolInformer
 	if _, err := poolInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueue,
 		UpdateFunc: func(_, obj interface{}) {
-			c.stopOutdatedBatch(obj)
+			c.stopOutdatedBatch(obj, false)
 			c.enqueue(obj)
 		},
 		DeleteFunc: func(obj interface{}) {
-			c.stopOutdatedBatch(obj)
+			c.stopOutdatedBatch(obj, true)
 			c.enqueue(obj)
 		},
 	}); err != nil {

@@ -653,3 +653,99 @@ func TestRemoveNodesReportsDeleting(t *testing.T) {
 		t.Errorf("finalizers %v, Nodes %v: want both gone", got.Finalizers, f.names(t))
 	}
 }
+
+// TestBatchStopsOnlyWhenThePoolChanges changes a pool while its batch of 200
+// creates runs: a new generation or the pool's going stops the batch
+// between its writes; a change that leaves the spec as it was does not.
+func TestBatchStopsOnlyWhenThePoolChanges(t *testing.T) {
+	const replicas, changeAt = 200, 20
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, f *fixture, np *v1alpha1.NodePool)
+		stops  bool
+	}{
+		{name: "scale", stops: true, change: func(t *testing.T, f *fixture, np *v1alpha1.NodePool) {
+			np.Generation, np.Spec.Replicas = 2, ptr.To[int32](10)
+			f.setPool(t, np)
+		}},
+		{name: "template change", stops: true, change: func(t *testing.T, f *fixture, np *v1alpha1.NodePool) {
+			np.Generation, np.Spec.Template.Metadata.Labels = 2, map[string]string{"zone": "a"}
+			f.setPool(t, np)
+		}},
+		{name: "deletion under way", stops: true, change: func(t *testing.T, f *fixture, np *v1alpha1.NodePool) {
+			np.Generation, np.DeletionTimestamp = 2, ptr.To(metav1.Now())
+			f.setPool(t, np)
+		}},
+		{name: "deleted at once", stops: true, change: func(t *testing.T, f *fixture, np *v1alpha1.NodePool) {
+			// Its finalizer removed by hand: the only event is the deletion,
+			// of the pool as it last was.
+			if err := f.sims.SimV1alpha1().NodePools(testNamespace).Delete(context.Background(), np.Name, metav1.DeleteOptions{}); err != nil {
+				t.Error(err)
+			}
+			if err := wait.PollUntilContextTimeout(t.Context(), time.Millisecond, wait.ForeverTestTimeout, true, func(context.Context) (bool, error) {
+				_, err := f.c.pools.NodePools(testNamespace).Get(np.Name)
+				return apierrors.IsNotFound(err), nil
+			}); err != nil {
+				t.Errorf("the lister still shows the pool: %v", err)
+			}
+		}},
+		{name: "labels only", stops: false, change: func(t *testing.T, f *fixture, np *v1alpha1.NodePool) {
+			np.Labels = map[string]string{"team": "a"}
+			f.setPool(t, np)
+		}},
+		{name: "status only", stops: false, change: func(t *testing.T, f *fixture, np *v1alpha1.NodePool) {
+			np.Status.Replicas = changeAt
+			f.setPool(t, np)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			np := newPool("p", replicas)
+			f := newFixture(t, np)
+			var (
+				mu      sync.Mutex
+				creates int
+				stopped bool
+			)
+			f.kube.PrependReactor("create", "nodes", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				mu.Lock()
+				creates++
+				n := creates
+				mu.Unlock()
+				if n == changeAt {
+					tc.change(t, f, f.pool(t, "p"))
+					stopped = f.stoppedWithin(t, "p", map[bool]time.Duration{true: wait.ForeverTestTimeout, false: 300 * time.Millisecond}[tc.stops])
+				}
+				return false, nil, nil
+			})
+			f.converge(t, np)
+			if stopped != tc.stops {
+				t.Errorf("the batch stopped: %v, want %v", stopped, tc.stops)
+			}
+			switch made := len(f.nodes(t)); {
+			case tc.stops && made >= replicas:
+				t.Errorf("all %d Nodes made after the batch was to stop", made)
+			case !tc.stops && made != replicas:
+				t.Errorf("%d Nodes made, want all %d", made, replicas)
+			}
+			t.Logf("%d creates", creates)
+		})
+	}
+}
+
+// stoppedWithin says whether the running batch of pool stops within d.
+func (f *fixture) stoppedWithin(t *testing.T, pool string, d time.Duration) bool {
+	t.Helper()
+	f.c.mu.Lock()
+	b := f.c.batches[testNamespace+"/"+pool]
+	f.c.mu.Unlock()
+	if b == nil {
+		t.Error("no batch is running")
+		return false
+	}
+	select {
+	case <-b.stopped:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
