@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
+	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 )
 
 // Storage is the REST storage of scenarios and their status.
@@ -65,9 +66,10 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, op
 	ss := NewStatusStrategy(s)
 	statusStore.UpdateStrategy = ss
 	statusStore.ResetFieldsStrategy = ss
+	limit := hoststore.NewUserLimit(store)
 	return &Storage{
-		Scenario: &REST{Store: store, access: access{simulator.NewAccess(authz)}},
-		Status:   &StatusREST{store: &statusStore},
+		Scenario: &REST{Store: store, access: access{simulator.NewAccess(authz)}, limit: limit},
+		Status:   &StatusREST{store: &statusStore, limit: limit},
 	}, nil
 }
 
@@ -75,13 +77,23 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, op
 type REST struct {
 	*genericregistry.Store
 	access access
+	// limit keeps users' objects below a record's hard limit, so the
+	// server's own updates (deletion, finalizer, status) always fit.
+	limit hoststore.UserLimit
 }
 
 // Create checks, once the scenario is valid, that its creator may do what
 // it makes the server do: create simulators and NodePools, read the
 // ConfigMaps, Secrets and simulators it names.
 func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
-	return r.Store.Create(ctx, obj, r.access.createValidation(createValidation), options)
+	return r.Store.Create(ctx, obj, r.limit.Create(r.access.createValidation(createValidation)), options)
+}
+
+// Update refuses a user's update that grows a scenario past the users'
+// limit; one that creates (server-side apply) is checked as Create is, its
+// creator's access included.
+func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.Store.Update(ctx, name, objInfo, r.limit.Create(r.access.createValidation(createValidation)), r.limit.Update(updateValidation), forceAllowCreate, options)
 }
 
 var (
@@ -98,6 +110,7 @@ func (*REST) Categories() []string { return []string{"simulation"} }
 // StatusREST serves scenarios/status, written by the scenario reconciler.
 type StatusREST struct {
 	store *genericregistry.Store
+	limit hoststore.UserLimit
 }
 
 var _ rest.Patcher = &StatusREST{}
@@ -111,7 +124,7 @@ func (r *StatusREST) Get(ctx context.Context, name string, options *metav1.GetOp
 
 func (r *StatusREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, _ bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	// Status writes never create the object.
-	return r.store.Update(ctx, name, objInfo, createValidation, updateValidation, false, options)
+	return r.store.Update(ctx, name, objInfo, r.limit.Create(createValidation), r.limit.Update(updateValidation), false, options)
 }
 
 func (r *StatusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
