@@ -770,9 +770,11 @@ func (c *Controller) ensureProxyAccount(ctx context.Context, s *v1alpha1.Simulat
 // every deletion that waits on it, must not wait on an etcd that may be
 // going with the namespace (its Pod is deleted with it). It counts from the
 // simulator's deletionTimestamp, which every leader reads alike, so a
-// restart or a new leader does not start it over. The reconciler's backoff
-// doubles from 5 ms, so the retry that gives up comes within about twice
-// this.
+// restart or a new leader does not start it over. It is given up at the
+// first retry past it in a terminating namespace: failed purges are retried
+// with the reconciler's backoff (doubling from 5 ms, at most 1000 s), so
+// within about twice this of a deletion that made the namespace terminate,
+// and within the backoff reached of a purge that failed for long before.
 const PurgeGiveUpAfter = 30 * time.Second
 
 // abandonPurge says whether the simulator goes without the purge that
