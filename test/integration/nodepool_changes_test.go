@@ -29,6 +29,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -108,6 +109,41 @@ func TestNodePoolSpecChanges(t *testing.T) {
 		t.Logf("the pool and its Nodes gone %v after the delete (%d Nodes made in all)", time.Since(start).Round(10*time.Millisecond), added.count())
 		if n := added.count(); n >= replicas {
 			t.Errorf("all %d Nodes were made after the pool was deleted: the batch did not stop", n)
+		}
+	})
+
+	t.Run("a pool deleted at once stops its running batch", func(t *testing.T) {
+		// Its finalizer removed by hand: the reconciler hears only of the
+		// deletion, and its Nodes stay (nothing is left to remove them).
+		// Counted by listing, as a watch of 2,000 quick creates may be cut.
+		const replicas = 2000
+		made := func(ctx context.Context) int { return len(poolNodes(ctx, t, inner, "dropped")) }
+		create(t, "dropped", replicas)
+		eventually(t, "100 Nodes made", func(ctx context.Context) (bool, error) { return made(ctx) >= 100, nil })
+		if _, err := pools.Patch(t.Context(), "dropped", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := pools.Delete(t.Context(), "dropped", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if n := made(t.Context()); n >= replicas {
+			t.Fatalf("%d Nodes made when the pool was deleted: the batch was over, nothing was tested", n)
+		}
+		// The batch goes on making Nodes unless it stopped: wait for a
+		// second without a new one.
+		last, since := -1, time.Now()
+		eventually(t, "Nodes to stop coming", func(ctx context.Context) (bool, error) {
+			if n := made(ctx); n != last {
+				last, since = n, time.Now()
+			}
+			return time.Since(since) > time.Second, nil
+		})
+		t.Logf("%d of %d Nodes made in all", last, replicas)
+		if last >= replicas {
+			t.Errorf("all %d Nodes were made after the pool was deleted: the batch did not stop", last)
+		}
+		if err := inner.CoreV1().Nodes().DeleteCollection(t.Context(), metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: sim.LabelNodePool + "=dropped"}); err != nil {
+			t.Error(err)
 		}
 	})
 
