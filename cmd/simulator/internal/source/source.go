@@ -97,6 +97,10 @@ type Mirror struct {
 	counts map[string]int64
 	// desired is what is left to write (nil obj: to delete).
 	desired map[objKey]desired
+	// writing are the objects a worker writes now: one it creates is not
+	// known until its write returns, and its deletion, seen meanwhile,
+	// must not be taken for that of an object never mirrored.
+	writing map[objKey]bool
 	// sawPending are the Pods the source showed unbound since the mirror
 	// last wrote them: when the source binds one, the simulator's
 	// scheduler gets to decide it too (shadow scheduling).
@@ -158,6 +162,7 @@ func New(cfg Config) (*Mirror, error) {
 		known:      map[objKey]known{},
 		counts:     map[string]int64{},
 		desired:    map[objKey]desired{},
+		writing:    map[objKey]bool{},
 		sawPending: map[objKey]bool{},
 		ownerUIDs:  map[objKey]types.UID{},
 	}
@@ -534,7 +539,7 @@ func (m *Mirror) observe(k *mirror.Kind, t watch.EventType, obj mirror.Object) {
 	m.mu.Lock()
 	_, isKnown := m.known[key]
 	_, isQueued := m.desired[key]
-	if !ok && !isKnown && !isQueued {
+	if !ok && !isKnown && !isQueued && !m.writing[key] {
 		// Neither mirrored nor to be.
 		m.mu.Unlock()
 		return
@@ -683,11 +688,19 @@ func (m *Mirror) processNext(ctx context.Context) bool {
 	delete(m.desired, key)
 	kn, isKnown := m.known[key]
 	sawPending := m.sawPending[key]
+	if ok {
+		m.writing[key] = true
+	}
 	m.mu.Unlock()
 	if !ok {
 		m.queue.Forget(key)
 		return true
 	}
+	defer func() {
+		m.mu.Lock()
+		delete(m.writing, key)
+		m.mu.Unlock()
+	}()
 	if err := m.write(ctx, key, d, kn, isKnown, sawPending); err != nil {
 		if ctx.Err() != nil {
 			return true
