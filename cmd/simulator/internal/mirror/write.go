@@ -42,9 +42,15 @@ func (w *Writer) Apply(ctx context.Context, k *Kind, obj Object) (Object, error)
 	if !apierrors.IsAlreadyExists(err) {
 		return out, err
 	}
+	return w.Update(ctx, k, obj)
+}
+
+// Update makes the cluster's copy of obj match it, creating it if it is
+// gone: for an object written before, it spares Apply's create, which the
+// apiserver admits and validates before it fails.
+func (w *Writer) Update(ctx context.Context, k *Kind, obj Object) (Object, error) {
 	existing, err := k.ops.get(ctx, w.Client, obj.GetNamespace(), obj.GetName())
 	if apierrors.IsNotFound(err) {
-		// Deleted in between: create it again.
 		return w.create(ctx, k, obj)
 	}
 	if err != nil {

@@ -213,6 +213,31 @@ func TestDeletedWhileWritten(t *testing.T) {
 	}
 }
 
+// TestChangeOfAKnownObject: a change of an object the mirror wrote is a
+// read and an update inside, never a create that the apiserver would admit
+// and validate before it fails.
+func TestChangeOfAKnownObject(t *testing.T) {
+	pods := mirror.KindOf("pods")
+	known := sourcePod("a", "n1", "1")
+	c0, _ := pods.Transform(known, nil)
+	m, c := newTestMirror(t, contract.SourceModeSync, []*corev1.Pod{known}, c0)
+	before := len(c.Actions())
+	changed := sourcePod("a", "n1", "2")
+	changed.Labels = map[string]string{"step": "2"}
+	m.observe(pods, watch.Modified, changed)
+	drain(t, m)
+	var verbs []string
+	for _, a := range c.Actions()[before:] {
+		verbs = append(verbs, a.GetVerb())
+	}
+	if d := cmp.Diff([]string{"get", "update"}, verbs); d != "" {
+		t.Errorf("calls inside (-want +got):\n%s", d)
+	}
+	if got := innerPods(t, c)["a"].Labels["step"]; got != "2" {
+		t.Errorf("label step inside = %q, want 2", got)
+	}
+}
+
 func TestChanges(t *testing.T) {
 	pods := mirror.KindOf("pods")
 	tests := []struct {

@@ -747,7 +747,11 @@ func (m *Mirror) write(ctx context.Context, key objKey, d desired, kn known, isK
 			return m.shadow(ctx, key, d, isKnown)
 		}
 	}
-	out, err := m.writer.Apply(ctx, d.kind, d.obj)
+	write := m.writer.Apply
+	if isKnown {
+		write = m.writer.Update
+	}
+	out, err := write(ctx, d.kind, d.obj)
 	if err != nil {
 		return err
 	}
