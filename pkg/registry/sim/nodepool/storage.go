@@ -123,7 +123,7 @@ func (r *StatusREST) Get(ctx context.Context, name string, options *metav1.GetOp
 
 func (r *StatusREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, _ bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	// Status writes never create the object.
-	return r.store.Update(ctx, name, objInfo, r.limit.Create(createValidation), r.limit.Update(updateValidation), false, options)
+	return r.store.Update(ctx, name, objInfo, createValidation, r.limit.Update(updateValidation), false, options)
 }
 
 func (r *StatusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
@@ -159,7 +159,7 @@ func (r *ScaleREST) Get(ctx context.Context, name string, options *metav1.GetOpt
 
 func (r *ScaleREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, _ bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	obj, _, err := r.store.Update(ctx, name, &scaleUpdatedObjectInfo{objInfo},
-		r.limit.Create(scaleCreateValidation(createValidation)), r.limit.Update(scaleUpdateValidation(updateValidation)), false, options)
+		scaleCreateValidation(createValidation), r.limit.Update(scaleUpdateValidation(updateValidation)), false, options)
 	if err != nil {
 		return nil, false, err
 	}

@@ -124,7 +124,7 @@ func (r *StatusREST) Get(ctx context.Context, name string, options *metav1.GetOp
 
 func (r *StatusREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, _ bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	// Status writes never create the object.
-	return r.store.Update(ctx, name, objInfo, r.limit.Create(createValidation), r.limit.Update(updateValidation), false, options)
+	return r.store.Update(ctx, name, objInfo, createValidation, r.limit.Update(updateValidation), false, options)
 }
 
 func (r *StatusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
