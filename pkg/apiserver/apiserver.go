@@ -18,24 +18,30 @@ limitations under the License.
 package apiserver
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/install"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
 	"sigs.k8s.io/simulator-apiserver/pkg/controller"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
@@ -93,6 +99,23 @@ type ExtraConfig struct {
 	Kubeconfig simulator.KubeconfigOptions
 }
 
+// recordsEventer posts the records keeper's Events on the objects the
+// records hold, by reference: the object itself may be unreadable or gone.
+func recordsEventer(recorder record.EventRecorder) hoststore.Eventer {
+	kinds := map[string]string{
+		sim.Resource("simulators").String(): "Simulator",
+		sim.Resource("nodepools").String():  "NodePool",
+	}
+	return func(resource, namespace, name string, uid types.UID, eventType, reason, message string) {
+		kind, ok := kinds[resource]
+		if !ok {
+			return
+		}
+		ref := &corev1.ObjectReference{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: kind, Namespace: namespace, Name: name, UID: uid}
+		recorder.Event(ref, eventType, reason, message)
+	}
+}
+
 // Config is the whole configuration of sim-apiserver.
 type Config struct {
 	GenericConfig *genericapiserver.RecommendedConfig
@@ -135,6 +158,12 @@ func (c completedConfig) New() (*Server, error) {
 	}
 	if err := genericServer.AddPostStartHook("start-host-caches", func(ctx genericapiserver.PostStartHookContext) error {
 		hostCache.Start(ctx)
+		// The records' keeper tells users, on their objects, of records
+		// deleted, relabelled or damaged behind the server's back.
+		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.ExtraConfig.HostClient.CoreV1().Events("")})
+		context.AfterFunc(ctx, broadcaster.Shutdown)
+		records.SetEventer(recordsEventer(broadcaster.NewRecorder(Scheme, corev1.EventSource{Component: "sim-apiserver"})))
 		records.Start(ctx)
 		return nil
 	}); err != nil {

@@ -46,6 +46,20 @@ limitations under the License.
 // Delete answers the object at the revision of its deletion, read from a
 // watch of the record, since the host's DELETE answers without it.
 //
+// Records changed behind the server's back (keeper.go): a get finds a
+// record by its name whatever its labels say, so that a name never answers
+// NotFound while a create of it collides, nor lets the host's garbage
+// collector take its owner for gone; a keeper on every replica puts back
+// the labels of a relabelled record, makes a record deleted while its
+// object was live again as a deleted object (so that its finalizer's
+// cleanup runs), and tells of each, and of damaged records, with Events.
+// The host's garbage collector deletes an owner's dependents on the word of
+// a watch's DELETED, or of a relist that misses the owner, without asking
+// again: so a watcher is never told DELETED of an object still there (a
+// host DELETED of a record that went without the server is checked by name:
+// restored, or relabelled, it is not told), and a list fails on a damaged
+// record, naming it, as etcd3's does, rather than leave its object out.
+//
 // Kubernetes' storage test suite (k8s.io/apiserver/pkg/storage/testing) runs
 // against this package in test/integration/storagesuite. What differs, and
 // why it is inherent to records in a host:

@@ -35,8 +35,9 @@ import (
 )
 
 // FuzzRecordDecode plants a record holding any bytes and reads it through
-// the storage: a get may fail, but never panics, and a list skips what it
-// cannot decode and still answers.
+// the storage: a get or a list may fail (a list fails on a record it cannot
+// decode, rather than tell its watchers the object went), but never panics,
+// and never serves the object of another name or namespace.
 func FuzzRecordDecode(f *testing.F) {
 	for _, seed := range []string{
 		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"x","namespace":"ns"},"spec":{}}`,
@@ -77,8 +78,14 @@ func FuzzRecordDecode(f *testing.F) {
 		for _, rv := range []string{"", "0"} {
 			_ = s.Get(ctx, prefix+"/ns/x", storage.GetOptions{ResourceVersion: rv}, &sim.Simulator{})
 			list := &sim.SimulatorList{}
-			if err := s.GetList(ctx, prefix+"/ns", storage.ListOptions{ResourceVersion: rv, Recursive: true, Predicate: storage.Everything}, list); err != nil {
-				t.Errorf("list (resourceVersion %q) with a planted record: %v", rv, err)
+			err := s.GetList(ctx, prefix+"/ns", storage.ListOptions{ResourceVersion: rv, Recursive: true, Predicate: storage.Everything}, list)
+			if err != nil && !storage.IsCorruptObject(err) {
+				t.Errorf("list (resourceVersion %q) with a planted record: %v, want it or a corrupt-object error", rv, err)
+			}
+			for _, item := range list.Items {
+				if item.Namespace != "ns" || item.Name != "x" {
+					t.Errorf("list (resourceVersion %q) of namespace ns holds %s/%s", rv, item.Namespace, item.Name)
+				}
 			}
 		}
 	})

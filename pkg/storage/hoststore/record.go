@@ -177,19 +177,30 @@ func isRecord(cm *corev1.ConfigMap, resource string) bool {
 	return cm.Labels[LabelResource] == resource
 }
 
-// checkIdentity makes a record garbage unless it holds the very object its
-// labels and name say: whoever can write a ConfigMap in the records'
+// labelledRef is the object a record's labels say it holds.
+func labelledRef(cm *corev1.ConfigMap) objectRef {
+	return objectRef{resource: cm.Labels[LabelResource], namespace: cm.Labels[LabelNamespace], name: cm.Labels[LabelName]}
+}
+
+// labelsSay says whether a record's own labels name ref: a record whose
+// labels were edited by hand is still found by its name, and repaired.
+func labelsSay(cm *corev1.ConfigMap, ref objectRef) bool {
+	return labelledRef(cm) == ref
+}
+
+// checkIdentity makes a record garbage unless it holds the very object
+// want, and is named for it: whoever can write a ConfigMap in the records'
 // namespace could otherwise plant one, listed under one namespace, that
-// the reconciler reads as an object of another.
-func checkIdentity(cm *corev1.ConfigMap, resource string, obj runtime.Object) error {
+// the reconciler reads as an object of another. want is what the record
+// was found as: by its labels (lists, watches) or by its name (a key).
+func checkIdentity(cm *corev1.ConfigMap, want objectRef, obj runtime.Object) error {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return err
 	}
-	labelled := objectRef{resource: cm.Labels[LabelResource], namespace: cm.Labels[LabelNamespace], name: cm.Labels[LabelName]}
-	held := objectRef{resource: resource, namespace: m.GetNamespace(), name: m.GetName()}
-	if labelled != held || cm.Name != held.recordName() {
-		return fmt.Errorf("record %s is labelled %s but holds %s", cm.Name, labelled, held)
+	held := objectRef{resource: want.resource, namespace: m.GetNamespace(), name: m.GetName()}
+	if held != want || cm.Name != held.recordName() {
+		return fmt.Errorf("record %s is labelled %s but holds %s", cm.Name, labelledRef(cm), held)
 	}
 	return nil
 }

@@ -76,20 +76,30 @@ type Records struct {
 	stopped chan struct{}
 	// lists is the budget of listBytes, shared by every resource.
 	lists *semaphore.Weighted
+	// keeper puts back records changed behind the server's back.
+	keeper *keeper
 }
 
 // NewRecords returns the records of namespace; Start runs its cache.
 func NewRecords(client kubernetes.Interface, namespace string) *Records {
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = LabelResource }))
-	return &Records{client: client, namespace: namespace, informer: factory.Core().V1().ConfigMaps().Informer(), stopped: make(chan struct{}),
-		lists: semaphore.NewWeighted(listBytes)}
+	r := &Records{client: client, namespace: namespace, informer: factory.Core().V1().ConfigMaps().Informer(), stopped: make(chan struct{}),
+		lists: semaphore.NewWeighted(listBytes), keeper: newKeeper(client.CoreV1().ConfigMaps(namespace), namespace)}
+	// A fresh informer takes handlers without error.
+	_, _ = r.informer.AddEventHandler(r.keeper.handler())
+	return r
 }
 
-// Start runs the cache until ctx, the server's lifetime, ends; then every
-// watch ends too.
+// SetEventer makes the keeper of the records tell users, with Events on
+// their objects, what it saw and did; call it before Start.
+func (r *Records) SetEventer(e Eventer) { r.keeper.setEventer(e) }
+
+// Start runs the cache and the records' keeper until ctx, the server's
+// lifetime, ends; then every watch ends too.
 func (r *Records) Start(ctx context.Context) {
 	go r.informer.RunWithContext(ctx)
+	go r.keeper.run(ctx)
 	context.AfterFunc(ctx, func() { close(r.stopped) })
 }
 
@@ -123,7 +133,10 @@ func (r *Records) AddObjectHandler(resource string, added, deleted func(namespac
 		AddFunc:    add,
 		UpdateFunc: func(_, obj interface{}) { add(obj) },
 		DeleteFunc: func(obj interface{}) {
-			if ref, ok := of(obj); ok {
+			ref, ok := of(obj)
+			// A record relabelled or deleted behind the server's back
+			// comes back (the keeper): its object has not gone.
+			if ok && !r.keeper.keeps(ref, obj) {
 				deleted(ref.namespace, ref.name)
 			}
 		},
@@ -162,7 +175,9 @@ func (r *Records) Decorator(config *storagebackend.ConfigForResource, resourcePr
 		recordsNS:  r.namespace,
 		stopped:    r.stopped,
 		lists:      r.lists,
+		keeper:     r.keeper,
 	}
+	r.keeper.addStore(s)
 	return s, func() {}, nil
 }
 
@@ -194,6 +209,8 @@ type store struct {
 	stopped <-chan struct{}
 	// lists bounds the bytes that lists read at once (listBytes); nil is no bound.
 	lists *semaphore.Weighted
+	// keeper repairs and reports records changed behind the server's back; nil in none.
+	keeper *keeper
 }
 
 var _ storage.Interface = &store{}
@@ -268,11 +285,26 @@ type corruptError struct{ err error }
 func (e *corruptError) Error() string { return e.err.Error() }
 func (e *corruptError) Unwrap() error { return e.err }
 
-// decode reads a record into a new object with the record's
-// resourceVersion; stale says the transformer wants it rewritten. Any
-// failure is a *corruptError.
+// decode reads a record found by its labels (lists, watches) into a new
+// object with the record's resourceVersion; stale says the transformer
+// wants it rewritten. Any failure is a *corruptError.
 func (s *store) decode(ctx context.Context, cm *corev1.ConfigMap) (obj runtime.Object, stale bool, err error) {
-	key := objectKey(s.prefix, cm)
+	return s.decodeAs(ctx, cm, labelledRef(cm))
+}
+
+// refKey is the storage key of ref, as objectKey reads it from labels.
+func (s *store) refKey(ref objectRef) string {
+	prefix := strings.TrimSuffix(s.prefix, "/") + "/"
+	if ref.namespace != "" {
+		return prefix + ref.namespace + "/" + ref.name
+	}
+	return prefix + ref.name
+}
+
+// decodeAs is decode of a record found as ref: by its labels, or by its
+// name (the hash of ref) whatever its labels say.
+func (s *store) decodeAs(ctx context.Context, cm *corev1.ConfigMap, ref objectRef) (obj runtime.Object, stale bool, err error) {
+	key := s.refKey(ref)
 	raw, ok := cm.Data[dataKey]
 	if !ok {
 		return nil, false, &corruptError{fmt.Errorf("record %s of %s has no %q key", cm.Name, key, dataKey)}
@@ -285,7 +317,7 @@ func (s *store) decode(ctx context.Context, cm *corev1.ConfigMap) (obj runtime.O
 	if _, _, err := s.codec.Decode(data, nil, obj); err != nil {
 		return nil, false, &corruptError{fmt.Errorf("record %s of %s cannot be decoded: %w", cm.Name, key, err)}
 	}
-	if err := checkIdentity(cm, s.resource, obj); err != nil {
+	if err := checkIdentity(cm, ref, obj); err != nil {
 		return nil, false, &corruptError{err}
 	}
 	rv, err := strconv.ParseUint(cm.ResourceVersion, 10, 64)
@@ -296,15 +328,6 @@ func (s *store) decode(ctx context.Context, cm *corev1.ConfigMap) (obj runtime.O
 		return nil, false, err
 	}
 	return obj, stale, nil
-}
-
-// decodeInto decodes a record into out.
-func (s *store) decodeInto(ctx context.Context, cm *corev1.ConfigMap, out runtime.Object) error {
-	obj, _, err := s.decode(ctx, cm)
-	if err != nil {
-		return err
-	}
-	return setObject(out, obj)
 }
 
 // setObject copies obj into out, which must be of the same type.
@@ -362,30 +385,51 @@ func (s *store) Create(ctx context.Context, key string, obj, out runtime.Object,
 	return s.decodeWritten(created, raw, out)
 }
 
-// getRecord reads the record of ref; a ConfigMap that is not such a record
-// is reported as not found. resourceVersion "0" (any version will do) is
-// served from the cache once it has synced.
+// getRecord reads the ConfigMap named for ref, whatever its labels say:
+// the name is the hash of ref, so a ConfigMap of that name is ref's record,
+// whole or damaged. Were a record whose labels were edited by hand (or
+// lost) not found, the object would answer NotFound while a create of its
+// name collides, and the host's garbage collector, seeing its owner gone,
+// would delete its backing objects without its finalizer's cleanup.
+// resourceVersion "0" (any version will do) is served from the cache once
+// it has synced; the cache holds only labelled records, so a miss is read
+// from the host.
 func (s *store) getRecord(ctx context.Context, ref objectRef, rv string) (*corev1.ConfigMap, error) {
-	var cm *corev1.ConfigMap
 	if rv == "0" && s.cache != nil && s.synced() {
 		obj, exists, err := s.cache.GetByKey(s.recordsNS + "/" + ref.recordName())
 		if err != nil {
 			return nil, err
 		}
-		if !exists {
-			return nil, apierrors.NewNotFound(corev1.Resource("configmaps"), ref.recordName())
+		if exists {
+			return obj.(*corev1.ConfigMap), nil
 		}
-		cm = obj.(*corev1.ConfigMap)
-	} else {
-		var err error
-		if cm, err = s.client.Get(ctx, ref.recordName(), metav1.GetOptions{ResourceVersion: rv}); err != nil {
-			return nil, err
-		}
+		rv = ""
 	}
-	if !isRecord(cm, s.resource) || cm.Labels[LabelName] != ref.name || cm.Labels[LabelNamespace] != ref.namespace {
-		return nil, apierrors.NewNotFound(corev1.Resource("configmaps"), ref.recordName())
+	return s.client.Get(ctx, ref.recordName(), metav1.GetOptions{ResourceVersion: rv})
+}
+
+// readRecord decodes the record of ref found by getRecord. A damaged one
+// is a corrupt-object error (an InternalError to the user, naming the
+// record and the way out) and the keeper reports it; one whose labels no
+// longer say ref is served and the keeper repairs its labels.
+func (s *store) readRecord(ctx context.Context, key string, ref objectRef, cm *corev1.ConfigMap) (runtime.Object, bool, error) {
+	obj, stale, err := s.decodeAs(ctx, cm, ref)
+	if err != nil {
+		s.keeper.damaged(ref, cm)
+		return nil, false, storage.NewCorruptObjError(key, fmt.Errorf("%w; %s", err, s.damagedHint(ref)))
 	}
-	return cm, nil
+	if !labelsSay(cm, ref) {
+		s.keeper.check(ref)
+	}
+	return obj, stale, nil
+}
+
+// damagedHint says what a damaged record means and what fixes it.
+func (s *store) damagedHint(ref objectRef) string {
+	return fmt.Sprintf("the record of %s (ConfigMap %s/%s) is damaged, so %s is kept as it is, with its host objects, until an administrator "+
+		"restores the record's data (break-glass: delete the ValidatingAdmissionPolicyBinding sim-apiserver-records, repair, apply it again), "+
+		"or deletes the object with --ignore-store-read-error-with-cluster-breaking-potential, which skips its finalizer's cleanup",
+		ref, s.recordsNS, ref.recordName(), ref)
 }
 
 func (s *store) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
@@ -406,10 +450,11 @@ func (s *store) Get(ctx context.Context, key string, opts storage.GetOptions, ou
 	if err != nil {
 		return hostError("reading", ref, err)
 	}
-	if err := s.decodeInto(ctx, cm, out); err != nil {
-		return storage.NewCorruptObjError(key, err)
+	obj, _, err := s.readRecord(ctx, key, ref, cm)
+	if err != nil {
+		return err
 	}
-	return nil
+	return setObject(out, obj)
 }
 
 // GetList lists the records in the key's scope from the host at one
@@ -505,13 +550,24 @@ func (s *store) GetList(ctx context.Context, key string, opts storage.ListOption
 	v.Set(reflect.MakeSlice(v.Type(), 0, size))
 	for i, r := range records {
 		obj, _, err := s.decode(ctx, r.cm)
-		*r.cm = corev1.ConfigMap{}
 		if err != nil {
-			// One bad record must not take the whole list down; a get of
-			// it says what is wrong, and unsafe deletion removes it.
-			logger.Error(err, "Skipping a record that cannot be read", "resource", s.resource, "key", r.key)
-			continue
+			ref := labelledRef(r.cm)
+			if r.cm.Name != ref.recordName() {
+				// Planted: never a record of ours (checkIdentity).
+				logger.Error(err, "Skipping a ConfigMap labelled as a record but not named for it", "resource", s.resource, "key", r.key, "configMap", r.cm.Name)
+				*r.cm = corev1.ConfigMap{}
+				continue
+			}
+			// A list that left it out would tell every informer that
+			// the object was deleted, and the host's garbage collector
+			// would delete its dependents without its finalizer's
+			// cleanup: the list fails instead, as etcd3's does on a
+			// corrupt object, until the record is repaired or the
+			// object unsafely deleted.
+			s.keeper.damaged(ref, r.cm)
+			return storage.NewCorruptObjError(r.key, fmt.Errorf("%w; %s", err, s.damagedHint(ref)))
 		}
+		*r.cm = corev1.ConfigMap{}
 		if ok, err := opts.Predicate.Matches(obj); err != nil || !ok {
 			continue
 		}
@@ -621,8 +677,10 @@ func (s *store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		var rv uint64
 		stale := false
 		if exists {
-			if obj, stale, err = s.decode(ctx, current); err != nil {
-				return storage.NewCorruptObjError(key, err)
+			// A record whose labels were edited by hand is rewritten
+			// below with its own: this write repairs it.
+			if obj, stale, err = s.readRecord(ctx, key, ref, current); err != nil {
+				return err
 			}
 			rv = mustParseRV(current.ResourceVersion)
 		}
@@ -682,7 +740,7 @@ func (s *store) Delete(ctx context.Context, key string, out runtime.Object, prec
 		if err != nil {
 			return hostError("reading", ref, err)
 		}
-		obj, _, decodeErr := s.decode(ctx, current)
+		obj, _, decodeErr := s.decodeAs(ctx, current, ref)
 		switch {
 		case opts.ExpectTransformOrDecodeError && decodeErr == nil:
 			return storage.NewInvalidObjError(key, "unsafe deletion is not allowed because the object is decodable from storage")

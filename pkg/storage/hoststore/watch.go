@@ -220,7 +220,7 @@ func (w *watcher) run(ctx context.Context) {
 			}
 			continue
 		}
-		out, key, emit, stop := w.convert(ev)
+		out, key, emit, stop := w.convert(ctx, ev)
 		if emit && w.initial && out.Type == watch.Added {
 			initial = append(initial, keyedEvent{key: key, ev: out})
 			continue
@@ -275,7 +275,7 @@ func (w *watcher) bookmark(host runtime.Object, initialEnd bool) watch.Event {
 
 // convert turns a host event about a record into an event about the object:
 // emit says whether there is one, stop says the watch ends after it.
-func (w *watcher) convert(ev watch.Event) (out watch.Event, key string, emit, stop bool) {
+func (w *watcher) convert(ctx context.Context, ev watch.Event) (out watch.Event, key string, emit, stop bool) {
 	switch ev.Type {
 	case watch.Error:
 		// 410 Gone and friends: the client relists, as with etcd.
@@ -291,8 +291,9 @@ func (w *watcher) convert(ev watch.Event) (out watch.Event, key string, emit, st
 		return watch.Event{}, "", false, false
 	}
 	key = objectKey(w.store.prefix, cm)
-	obj, _, err := w.store.decode(context.Background(), cm)
+	obj, _, err := w.store.decode(ctx, cm)
 	if err != nil {
+		w.store.keeper.damaged(labelledRef(cm), cm)
 		// A watcher must not miss a change: it gets an error, and relists.
 		if ev.Type == watch.Deleted {
 			return errorEvent(&apierrors.StatusError{ErrStatus: metav1.Status{
@@ -301,6 +302,16 @@ func (w *watcher) convert(ev watch.Event) (out watch.Event, key string, emit, st
 			}}), key, true, true
 		}
 		return errorEvent(apierrors.NewInternalError(err)), key, true, true
+	}
+	if ev.Type == watch.Deleted && deletedBehindBack(obj) {
+		gone, err := w.store.confirmGone(ctx, cm, obj, w.pred)
+		if err != nil {
+			// Not known: the client relists.
+			return errorEvent(apierrors.NewInternalError(err)), key, true, true
+		}
+		if !gone {
+			return watch.Event{}, key, false, false
+		}
 	}
 	matches, err := w.pred.Matches(obj)
 	if err != nil {
