@@ -22,11 +22,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -40,7 +42,7 @@ import (
 // one more manager is refused with 413. The server's own writes still fit:
 // the simulator becomes Available, and kubectl delete (a deletionTimestamp,
 // then the reconciler's removal of the finalizer) makes it go. A NodePool
-// filled the same way takes its status and goes too.
+// filled the same way takes its status and goes with its namespace.
 func TestUserSizeLimit(t *testing.T) {
 	host := hostCluster(t)
 	ns := createNamespace(t, "usersize")
@@ -107,13 +109,22 @@ func TestUserSizeLimit(t *testing.T) {
 			c := meta.FindStatusCondition(np.Status.Conditions, v1alpha1.NodePoolConditionReady)
 			return c != nil && c.Reason == "SimulatorNotFound", nil
 		})
-		if out, err := kubectl(t, host.KubeconfigPath, "delete", "nodepool", name, "-n", ns, "--wait=false"); err != nil {
-			t.Fatalf("kubectl delete: %v\n%s", err, out)
+		// Namespace deletion: the namespace controller deletes the pool
+		// through the API (its deletionTimestamp fits), its finalizer goes,
+		// and the namespace with it.
+		if err := host.Client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
 		}
-		eventually(t, "the pool gone", func(ctx context.Context) (bool, error) {
-			_, err := pools.Get(ctx, name, metav1.GetOptions{})
+		start := time.Now()
+		// A bound, not a figure: the namespace controller backs off.
+		err := wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+			_, err := host.Client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 			return apierrors.IsNotFound(err), nil
 		})
+		if err != nil {
+			t.Fatalf("namespace %s still exists %s after its deletion: %v", ns, time.Since(start).Round(time.Second), err)
+		}
+		t.Logf("namespace %s, holding a NodePool at the users' size limit, went %s after its deletion", ns, time.Since(start).Round(100*time.Millisecond))
 	})
 }
 

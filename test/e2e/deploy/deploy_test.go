@@ -156,7 +156,62 @@ images:
 	if !strings.Contains(out, "KubeSchedulerConfiguration") {
 		t.Errorf("the simulator's scheduler configuration through simulators/api: got %s", out)
 	}
+	namespaceDeletionWithTheLeaderKilled(t)
 	uninstall(t, ns)
+}
+
+// namespaceDeletionWithTheLeaderKilled deletes a namespace holding a
+// simulator right after the replica that leads the reconcilers was killed
+// (its Pod force-deleted: the kubelet kills it, its Lease is not released).
+// The other replica serves discovery and the API at once, and takes the
+// Lease once it expires (15 s) to run the simulator's finalizer, so the
+// namespace goes without waiting on the dead one.
+func namespaceDeletionWithTheLeaderKilled(t *testing.T) {
+	t.Helper()
+	ns := "deployed-killed"
+	mustKubectl(t, "create", "namespace", ns)
+	mustKubectl(t, "create", "rolebinding", "sim-apiserver", "-n", ns, "--clusterrole=sim-apiserver:namespace", "--serviceaccount="+framework.SimNamespace+":sim-apiserver")
+	mustKubectl(t, "apply", "-n", ns, "-f", "artifacts/examples/simulator.yaml")
+	mustKubectl(t, "wait", "-n", ns, "--for=jsonpath={.status.phase}=Available", "simulator/example", "--timeout=2m")
+	leader := leaderPod(t)
+	mustKubectl(t, "delete", "pod", "-n", framework.SimNamespace, leader, "--grace-period=0", "--force", "--wait=false")
+	start := time.Now()
+	if out, err := framework.Kubectl(t, cluster, "", "delete", "namespace", ns, "--timeout=2m"); err != nil {
+		for _, args := range [][]string{
+			{"get", "namespace", ns, "-o", "yaml"},
+			{"get", "-n", ns, "simulators,pods", "-o", "wide"},
+			{"get", "lease", "-n", framework.SimNamespace, "-o", "wide"},
+		} {
+			out, _ := framework.Kubectl(t, cluster, "", args...)
+			t.Logf("%s:\n%s", strings.Join(args, " "), out)
+		}
+		t.Fatalf("deleting namespace %s with the leader %s killed: %v\n%s", ns, leader, err, out)
+	}
+	t.Logf("deleting a namespace holding a simulator, the leader %s killed just before, took %s", leader, time.Since(start).Round(time.Millisecond))
+	// The killed replica led no more: another holds the Lease after its 15 s.
+	deadline := time.Now().Add(time.Minute)
+	for leaderPod(t) == leader {
+		if time.Now().After(deadline) {
+			t.Fatalf("the reconcilers' Lease is still held by the killed replica %s", leader)
+		}
+		time.Sleep(time.Second)
+	}
+	mustKubectl(t, "rollout", "status", "-n", framework.SimNamespace, "deployment/sim-apiserver", "--timeout=3m")
+}
+
+// leaderPod is the name of the sim-apiserver Pod whose identity holds the
+// reconcilers' Lease (the Pod's hostname, then "_" and a UID).
+func leaderPod(t *testing.T) string {
+	t.Helper()
+	lease, err := cluster.Client.CoordinationV1().Leases(framework.SimNamespace).Get(t.Context(), "sim-apiserver-reconcilers", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lease.Spec.HolderIdentity == nil {
+		t.Fatal("the reconcilers' Lease has no holder")
+	}
+	pod, _, _ := strings.Cut(*lease.Spec.HolderIdentity, "_")
+	return pod
 }
 
 // uninstall runs hack/uninstall.sh with simulators (one with a NodePool)
