@@ -316,6 +316,7 @@ func TestRecordTampering(t *testing.T) {
 	})
 
 	t.Run("lists", func(t *testing.T) {
+		st := s.(*store)
 		// A list that left out a damaged record would tell informers its
 		// object was deleted: it fails instead, naming the record.
 		name := create("listed-damaged", nil)
@@ -334,18 +335,37 @@ func TestRecordTampering(t *testing.T) {
 		if err := cms.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		// A ConfigMap labelled as a record but not named for it was never
-		// one (planted): skipped.
+		// A ConfigMap labelled as a record but not named for it, or
+		// named and labelled for one object but holding another, was
+		// never that object's record (planted): skipped.
 		planted := cm.DeepCopy()
 		planted.Name, planted.ResourceVersion, planted.UID = "rec-planted", "", ""
 		if _, err := cms.Create(ctx, planted, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.GetList(ctx, prefix+"/a", storage.ListOptions{Recursive: true, Predicate: storage.Everything}, &sim.SimulatorList{}); err != nil {
-			t.Errorf("list with a planted ConfigMap: %v, want it skipped", err)
-		}
-		if err := cms.Delete(ctx, planted.Name, metav1.DeleteOptions{}); err != nil {
+		ref := objectRef{resource: "simulators.sim.x-k8s.io", namespace: "a", name: "listed-other"}
+		other, _, err := st.encode(ctx, prefix+"/b/other", objectRef{resource: ref.resource, namespace: "b", name: "other"},
+			&sim.Simulator{ObjectMeta: metav1.ObjectMeta{Namespace: "b", Name: "other", UID: "uid-other"}})
+		if err != nil {
 			t.Fatal(err)
+		}
+		other.Name, other.Labels = ref.recordName(), recordLabels(ref, &metav1.ObjectMeta{})
+		if _, err := cms.Create(ctx, other, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		list := &sim.SimulatorList{}
+		if err := s.GetList(ctx, prefix+"/a", storage.ListOptions{Recursive: true, Predicate: storage.Everything}, list); err != nil {
+			t.Errorf("list with planted ConfigMaps: %v, want them skipped", err)
+		}
+		for _, item := range list.Items {
+			if item.Name == "other" || item.Name == "listed-other" {
+				t.Errorf("a planted ConfigMap is listed as %s/%s", item.Namespace, item.Name)
+			}
+		}
+		for _, name := range []string{planted.Name, other.Name} {
+			if err := cms.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 

@@ -19,6 +19,7 @@ package hoststore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -282,6 +283,13 @@ func (s *store) decodeWritten(written *corev1.ConfigMap, raw []byte, out runtime
 // decode. Unsafe deletion is for these alone.
 type corruptError struct{ err error }
 
+// identityError says a record holds another object than its name and
+// labels say (checkIdentity): planted, never that object's record.
+type identityError struct{ err error }
+
+func (e *identityError) Error() string { return e.err.Error() }
+func (e *identityError) Unwrap() error { return e.err }
+
 func (e *corruptError) Error() string { return e.err.Error() }
 func (e *corruptError) Unwrap() error { return e.err }
 
@@ -318,7 +326,7 @@ func (s *store) decodeAs(ctx context.Context, cm *corev1.ConfigMap, ref objectRe
 		return nil, false, &corruptError{fmt.Errorf("record %s of %s cannot be decoded: %w", cm.Name, key, err)}
 	}
 	if err := checkIdentity(cm, ref, obj); err != nil {
-		return nil, false, &corruptError{err}
+		return nil, false, &corruptError{&identityError{err}}
 	}
 	rv, err := strconv.ParseUint(cm.ResourceVersion, 10, 64)
 	if err != nil {
@@ -552,9 +560,10 @@ func (s *store) GetList(ctx context.Context, key string, opts storage.ListOption
 		obj, _, err := s.decode(ctx, r.cm)
 		if err != nil {
 			ref := labelledRef(r.cm)
-			if r.cm.Name != ref.recordName() {
-				// Planted: never a record of ours (checkIdentity).
-				logger.Error(err, "Skipping a ConfigMap labelled as a record but not named for it", "resource", s.resource, "key", r.key, "configMap", r.cm.Name)
+			if planted := (*identityError)(nil); r.cm.Name != ref.recordName() || errors.As(err, &planted) {
+				// Planted: it does not hold the object its name and
+				// labels say, so it never was that object's record.
+				logger.Error(err, "Skipping a ConfigMap labelled as a record that does not hold the object it names", "resource", s.resource, "key", r.key, "configMap", r.cm.Name)
 				*r.cm = corev1.ConfigMap{}
 				continue
 			}
