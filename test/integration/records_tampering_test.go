@@ -94,7 +94,7 @@ func TestRecordTampering(t *testing.T) {
 		t.Fatalf("no keys under %s in the external etcd", prefix)
 	}
 	simRecord := recordOf(t, ns, "victim")
-	poolRecord := poolRecordOf(t, ns, "pool")
+	poolRecord := recordOfResource(t, "nodepools.sim.x-k8s.io", ns, "pool")
 
 	// untouched checks that the host's garbage collector has had its go at
 	// the simulator's objects and left them: a dependent of an owner that
@@ -347,18 +347,6 @@ func recordRV(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	return cm.ResourceVersion
-}
-
-// poolRecordOf finds the host ConfigMap that holds a NodePool.
-func poolRecordOf(t testing.TB, ns, name string) *corev1.ConfigMap {
-	t.Helper()
-	cms, err := hostCluster(t).Client.CoreV1().ConfigMaps(framework.SimNamespace).List(t.Context(), metav1.ListOptions{
-		LabelSelector: fmt.Sprintf("%s=nodepools.sim.x-k8s.io,%s=%s,%s=%s", hoststore.LabelResource, hoststore.LabelNamespace, ns, hoststore.LabelName, name),
-	})
-	if err != nil || len(cms.Items) != 1 {
-		t.Fatalf("record of nodepool %s/%s: %v, %d found", ns, name, err, len(cms.Items))
-	}
-	return &cms.Items[0]
 }
 
 // waitForEvent waits for an Event with reason on object kind ns/name.

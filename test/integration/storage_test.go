@@ -38,11 +38,18 @@ import (
 // recordOf finds the host ConfigMap that holds a simulator.
 func recordOf(t testing.TB, ns, name string) *corev1.ConfigMap {
 	t.Helper()
+	return recordOfResource(t, "simulators.sim.x-k8s.io", ns, name)
+}
+
+// recordOfResource finds the host ConfigMap that holds object ns/name of
+// resource (e.g. nodepools.sim.x-k8s.io).
+func recordOfResource(t testing.TB, resource, ns, name string) *corev1.ConfigMap {
+	t.Helper()
 	cms, err := hostCluster(t).Client.CoreV1().ConfigMaps(framework.SimNamespace).List(t.Context(), metav1.ListOptions{
-		LabelSelector: fmt.Sprintf("%s=simulators.sim.x-k8s.io,%s=%s,%s=%s", hoststore.LabelResource, hoststore.LabelNamespace, ns, hoststore.LabelName, name),
+		LabelSelector: fmt.Sprintf("%s=%s,%s=%s,%s=%s", hoststore.LabelResource, resource, hoststore.LabelNamespace, ns, hoststore.LabelName, name),
 	})
 	if err != nil || len(cms.Items) != 1 {
-		t.Fatalf("record of %s/%s: %v, %d found", ns, name, err, len(cms.Items))
+		t.Fatalf("record of %s %s/%s: %v, %d found", resource, ns, name, err, len(cms.Items))
 	}
 	return &cms.Items[0]
 }

@@ -115,14 +115,16 @@ func (k *keeper) setEventer(e Eventer) {
 	k.eventer = e
 }
 
-// handler follows the records' cache: a record that goes, or whose labels
-// change, is looked at.
+// handler follows the records' cache: a record that goes, or whose own
+// labels change, is looked at.
 func (k *keeper) handler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(oldObj, newObj interface{}) {
 			prev, ok1 := oldObj.(*corev1.ConfigMap)
 			cur, ok2 := newObj.(*corev1.ConfigMap)
-			if ok1 && ok2 && !maps.Equal(prev.Labels, cur.Labels) {
+			// Only the record's own labels matter: its object's labels
+			// change with every write of them.
+			if ok1 && ok2 && labelledRef(prev) != labelledRef(cur) {
 				k.remember(prev)
 			}
 		},
@@ -304,7 +306,7 @@ func (k *keeper) restore(ctx context.Context, s *store, ref objectRef, last *cor
 	zero := int64(0)
 	m.SetDeletionTimestamp(&now)
 	m.SetDeletionGracePeriodSeconds(&zero)
-	cm, _, err := s.encode(ctx, s.refKey(ref), ref, obj)
+	cm, _, err := s.encode(ctx, ref.key(s.prefix), ref, obj)
 	if err != nil {
 		return false, err
 	}

@@ -134,22 +134,21 @@ func TestRecordTampering(t *testing.T) {
 	}
 	// settled returns once the keeper has looked at everything queued
 	// before: its queue is worked in order, by one worker.
+	// The marker's record loses its name label, which the keeper puts back.
 	marker := create("marker", nil)
-	markers := 0
 	settled := func() {
 		t.Helper()
-		markers++
 		cm, err := cms.Get(ctx, marker, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cm.Labels["round"] = strconv.Itoa(markers)
+		delete(cm.Labels, LabelName)
 		if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		poll("the keeper to put back the marker's labels", func() bool {
 			cm, err := cms.Get(ctx, marker, metav1.GetOptions{})
-			return err == nil && cm.Labels["round"] == ""
+			return err == nil && cm.Labels[LabelName] == "marker"
 		})
 	}
 
@@ -180,6 +179,31 @@ func TestRecordTampering(t *testing.T) {
 		settled()
 		if diff := cmp.Diff([]event{{"simulators.sim.x-k8s.io a/relabelled", "uid-relabelled", corev1.EventTypeWarning, ReasonRecordRelabelled}}, eventsOf("relabelled")); diff != "" {
 			t.Errorf("events (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("its object's labels changed", func(t *testing.T) {
+		// The store rewrites a record's labels with its object's: no
+		// business of the keeper, which reads nothing for it.
+		name := create("labels", nil)
+		cm, err := cms.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm.Labels["team"] = "y"
+		if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		settled()
+		reads := 0
+		for _, a := range client.Actions() {
+			if g, ok := a.(clienttesting.GetAction); ok && g.GetName() == name {
+				reads++
+			}
+		}
+		// The test's own Get above.
+		if reads != 1 {
+			t.Errorf("%d reads of record %s, want only the test's: the keeper looked at a change of its object's labels", reads, name)
 		}
 	})
 

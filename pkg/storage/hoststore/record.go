@@ -161,14 +161,19 @@ func keyFor(prefix, key string, namespaced, recursive bool) (scope, error) {
 	return scope{none: true}, nil
 }
 
+// key is the storage key of the object ref names, under prefix.
+func (r objectRef) key(prefix string) string {
+	prefix = strings.TrimSuffix(prefix, "/") + "/"
+	if r.namespace != "" {
+		return prefix + r.namespace + "/" + r.name
+	}
+	return prefix + r.name
+}
+
 // objectKey is the storage key of the object a record holds: lists are in
 // the order of these keys, as etcd's are.
 func objectKey(prefix string, cm *corev1.ConfigMap) string {
-	prefix = strings.TrimSuffix(prefix, "/") + "/"
-	if ns := cm.Labels[LabelNamespace]; ns != "" {
-		return prefix + ns + "/" + cm.Labels[LabelName]
-	}
-	return prefix + cm.Labels[LabelName]
+	return labelledRef(cm).key(prefix)
 }
 
 // isRecord says whether a ConfigMap is a record of resource (and not some

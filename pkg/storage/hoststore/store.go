@@ -300,19 +300,10 @@ func (s *store) decode(ctx context.Context, cm *corev1.ConfigMap) (obj runtime.O
 	return s.decodeAs(ctx, cm, labelledRef(cm))
 }
 
-// refKey is the storage key of ref, as objectKey reads it from labels.
-func (s *store) refKey(ref objectRef) string {
-	prefix := strings.TrimSuffix(s.prefix, "/") + "/"
-	if ref.namespace != "" {
-		return prefix + ref.namespace + "/" + ref.name
-	}
-	return prefix + ref.name
-}
-
 // decodeAs is decode of a record found as ref: by its labels, or by its
 // name (the hash of ref) whatever its labels say.
 func (s *store) decodeAs(ctx context.Context, cm *corev1.ConfigMap, ref objectRef) (obj runtime.Object, stale bool, err error) {
-	key := s.refKey(ref)
+	key := ref.key(s.prefix)
 	raw, ok := cm.Data[dataKey]
 	if !ok {
 		return nil, false, &corruptError{fmt.Errorf("record %s of %s has no %q key", cm.Name, key, dataKey)}
@@ -423,8 +414,7 @@ func (s *store) getRecord(ctx context.Context, ref objectRef, rv string) (*corev
 func (s *store) readRecord(ctx context.Context, key string, ref objectRef, cm *corev1.ConfigMap) (runtime.Object, bool, error) {
 	obj, stale, err := s.decodeAs(ctx, cm, ref)
 	if err != nil {
-		s.keeper.damaged(ref, cm)
-		return nil, false, storage.NewCorruptObjError(key, fmt.Errorf("%w; %s", err, s.damagedHint(ref)))
+		return nil, false, s.damagedError(key, ref, cm, err)
 	}
 	if !labelsSay(cm, ref) {
 		s.keeper.check(ref)
@@ -432,12 +422,15 @@ func (s *store) readRecord(ctx context.Context, key string, ref objectRef, cm *c
 	return obj, stale, nil
 }
 
-// damagedHint says what a damaged record means and what fixes it.
-func (s *store) damagedHint(ref objectRef) string {
-	return fmt.Sprintf("the record of %s (ConfigMap %s/%s) is damaged, so %s is kept as it is, with its host objects, until an administrator "+
-		"restores the record's data (break-glass: delete the ValidatingAdmissionPolicyBinding sim-apiserver-records, repair, apply it again), "+
-		"or deletes the object with --ignore-store-read-error-with-cluster-breaking-potential, which skips its finalizer's cleanup",
-		ref, s.recordsNS, ref.recordName(), ref)
+// damagedError is the error of a read of ref's record, cm, that cannot be
+// decoded: a corrupt-object error (an InternalError to the user) that
+// names the record and the way out. The keeper reports the damage.
+func (s *store) damagedError(key string, ref objectRef, cm *corev1.ConfigMap, err error) error {
+	s.keeper.damaged(ref, cm)
+	return storage.NewCorruptObjError(key, fmt.Errorf("%w; the record of %s (ConfigMap %s/%s) is damaged, so %s is kept as it is, with its host objects, "+
+		"until an administrator restores the record's data (break-glass: delete the ValidatingAdmissionPolicyBinding sim-apiserver-records, "+
+		"repair, apply it again), or deletes the object with --ignore-store-read-error-with-cluster-breaking-potential, which skips its "+
+		"finalizer's cleanup", err, ref, s.recordsNS, ref.recordName(), ref))
 }
 
 func (s *store) Get(ctx context.Context, key string, opts storage.GetOptions, out runtime.Object) error {
@@ -573,8 +566,7 @@ func (s *store) GetList(ctx context.Context, key string, opts storage.ListOption
 			// cleanup: the list fails instead, as etcd3's does on a
 			// corrupt object, until the record is repaired or the
 			// object unsafely deleted.
-			s.keeper.damaged(ref, r.cm)
-			return storage.NewCorruptObjError(r.key, fmt.Errorf("%w; %s", err, s.damagedHint(ref)))
+			return s.damagedError(r.key, ref, r.cm, err)
 		}
 		*r.cm = corev1.ConfigMap{}
 		if ok, err := opts.Predicate.Matches(obj); err != nil || !ok {

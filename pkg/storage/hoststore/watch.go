@@ -167,22 +167,13 @@ func (w *watcher) seed(ctx context.Context, key string, opts storage.ListOptions
 		if err != nil {
 			return "", err
 		}
-		w.matching[w.store.keyOf(m)] = obj
+		w.matching[objectRef{namespace: m.GetNamespace(), name: m.GetName()}.key(w.store.prefix)] = obj
 	}
 	lm, err := meta.ListAccessor(list)
 	if err != nil {
 		return "", err
 	}
 	return lm.GetResourceVersion(), nil
-}
-
-// keyOf is the storage key of an object.
-func (s *store) keyOf(m metav1.Object) string {
-	prefix := strings.TrimSuffix(s.prefix, "/") + "/"
-	if m.GetNamespace() != "" {
-		return prefix + m.GetNamespace() + "/" + m.GetName()
-	}
-	return prefix + m.GetName()
 }
 
 // keyedEvent is an event with the key of its object, for ordering.

@@ -23,6 +23,7 @@ package deploy
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
@@ -37,6 +38,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
 	"sigs.k8s.io/simulator-apiserver/test/framework"
@@ -189,12 +191,11 @@ func namespaceDeletionWithTheLeaderKilled(t *testing.T) {
 	}
 	t.Logf("deleting a namespace holding a simulator, the leader %s killed just before, took %s", leader, time.Since(start).Round(time.Millisecond))
 	// The killed replica led no more: another holds the Lease after its 15 s.
-	deadline := time.Now().Add(time.Minute)
-	for leaderPod(t) == leader {
-		if time.Now().After(deadline) {
-			t.Fatalf("the reconcilers' Lease is still held by the killed replica %s", leader)
-		}
-		time.Sleep(time.Second)
+	err := wait.PollUntilContextTimeout(t.Context(), time.Second, time.Minute, true, func(context.Context) (bool, error) {
+		return leaderPod(t) != leader, nil
+	})
+	if err != nil {
+		t.Fatalf("the reconcilers' Lease is still held by the killed replica %s: %v", leader, err)
 	}
 	mustKubectl(t, "rollout", "status", "-n", framework.SimNamespace, "deployment/sim-apiserver", "--timeout=3m")
 }
