@@ -216,7 +216,9 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 		// The shortest period, and each probe waits up to a period for the
 		// checks to pass (ReadyzWaitParam): the kubelet sees the simulator
 		// ready as soon as it is, not up to a period later. The timeout
-		// leaves a second beyond the wait for a loaded machine.
+		// leaves 4 s beyond the wait for a loaded machine: at 2 s, three
+		// simulators scheduling 500 Nodes each on 2 CPUs went unready
+		// (Creating) in the middle of a scenario.
 		ReadinessProbe: &corev1.Probe{
 			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
 				// The simulator server is TLS; the kubelet does not verify
@@ -224,7 +226,7 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 				Path: contract.ReadinessProbePath, Port: intstr.FromInt32(s.Spec.SimulatorServerPort), Scheme: corev1.URISchemeHTTPS,
 			}},
 			PeriodSeconds:    1,
-			TimeoutSeconds:   2,
+			TimeoutSeconds:   5,
 			FailureThreshold: 3,
 		},
 		VolumeMounts:    mounts,

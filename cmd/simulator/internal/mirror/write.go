@@ -137,11 +137,11 @@ func (w *Writer) replace(ctx context.Context, k *Kind, existing, obj Object) (Ob
 // simulator's scheduler put it.
 func (w *Writer) updatePod(ctx context.Context, k *Kind, existing, pod *corev1.Pod) (Object, error) {
 	if pod.Spec.NodeName != "" && existing.Spec.NodeName != pod.Spec.NodeName {
-		return w.RecreatePod(ctx, existing, pod, nil)
+		return w.RecreatePod(ctx, existing, pod, SimulatorAnnotations(existing))
 	}
 	desired := existing.DeepCopy()
 	desired.Labels = pod.Labels
-	desired.Annotations = withSimulatorAnnotations(pod.Annotations, existing.Annotations, nil)
+	desired.Annotations = withAnnotations(pod.Annotations, SimulatorAnnotations(existing))
 	if maps.Equal(desired.Labels, existing.Labels) && maps.Equal(desired.Annotations, existing.Annotations) {
 		return existing, nil
 	}
@@ -152,16 +152,19 @@ func (w *Writer) updatePod(ctx context.Context, k *Kind, existing, pod *corev1.P
 	return out, nil
 }
 
-// RecreatePod replaces existing by pod, bound where pod is, keeping the
-// simulator's annotations of existing (its scheduler's result: the full
-// result, kept by namespace and name, stays too) with extra set over them.
-func (w *Writer) RecreatePod(ctx context.Context, existing, pod *corev1.Pod, extra map[string]string) (*corev1.Pod, error) {
+// RecreatePod replaces existing (nil: gone already) by pod, bound where
+// pod is, with annotations over pod's own: the simulator's (its
+// scheduler's result, SimulatorAnnotations of existing; the full result,
+// kept by namespace and name, stays too) and its shadow comparison.
+func (w *Writer) RecreatePod(ctx context.Context, existing, pod *corev1.Pod, annotations map[string]string) (*corev1.Pod, error) {
 	k := KindOf("pods")
-	if err := w.delete(ctx, k, existing.Namespace, existing.Name, existing.UID); err != nil {
-		return nil, err
+	if existing != nil {
+		if err := w.delete(ctx, k, existing.Namespace, existing.Name, existing.UID); err != nil {
+			return nil, err
+		}
 	}
 	desired := pod.DeepCopy()
-	desired.Annotations = withSimulatorAnnotations(pod.Annotations, existing.Annotations, extra)
+	desired.Annotations = withAnnotations(pod.Annotations, annotations)
 	out, err := w.create(ctx, k, desired)
 	if err != nil {
 		return nil, err
@@ -169,28 +172,33 @@ func (w *Writer) RecreatePod(ctx context.Context, existing, pod *corev1.Pod, ext
 	return out.(*corev1.Pod), nil
 }
 
-// AnnotatePod sets annotations on the Pod uid.
-func (w *Writer) AnnotatePod(ctx context.Context, pod *corev1.Pod, annotations map[string]string) error {
-	existing := pod.DeepCopy()
-	existing.Annotations = withSimulatorAnnotations(existing.Annotations, nil, annotations)
-	if _, err := w.Client.CoreV1().Pods(pod.Namespace).Update(ctx, existing, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("annotating pod %s: %w", key(pod), err)
+// AnnotatePod sets annotations on pod, as read inside, and returns it as
+// written.
+func (w *Writer) AnnotatePod(ctx context.Context, pod *corev1.Pod, annotations map[string]string) (*corev1.Pod, error) {
+	desired := pod.DeepCopy()
+	desired.Annotations = withAnnotations(desired.Annotations, annotations)
+	out, err := w.Client.CoreV1().Pods(pod.Namespace).Update(ctx, desired, metav1.UpdateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("annotating pod %s: %w", key(pod), err)
 	}
-	return nil
+	return out, nil
 }
 
-// withSimulatorAnnotations is own with the simulator's annotations of
-// from, then extra, over it.
-func withSimulatorAnnotations(own, from, extra map[string]string) map[string]string {
-	out := maps.Clone(own)
-	for k, v := range from {
+// SimulatorAnnotations are the simulator's own annotations of pod
+// (IsSimulatorAnnotation); never nil.
+func SimulatorAnnotations(pod *corev1.Pod) map[string]string {
+	out := map[string]string{}
+	for k, v := range pod.Annotations {
 		if IsSimulatorAnnotation(k) {
-			if out == nil {
-				out = map[string]string{}
-			}
 			out[k] = v
 		}
 	}
+	return out
+}
+
+// withAnnotations is own with extra over it.
+func withAnnotations(own, extra map[string]string) map[string]string {
+	out := maps.Clone(own)
 	for k, v := range extra {
 		if out == nil {
 			out = map[string]string{}

@@ -126,14 +126,30 @@ func TestApply(t *testing.T) {
 func TestRecreatePodAnnotates(t *testing.T) {
 	ctx := context.Background()
 	existing := pod("p", "n2", nil, map[string]string{"sim.x-k8s.io/scheduling-result": "{}", "team": "old"})
-	c := fake.NewClientset(existing)
-	w := &Writer{Client: c}
-	out, err := w.RecreatePod(ctx, existing, pod("p", "n1", nil, map[string]string{"team": "a"}), map[string]string{"sim.x-k8s.io/shadow-node": "n2"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := map[string]string{"team": "a", "sim.x-k8s.io/scheduling-result": "{}", "sim.x-k8s.io/shadow-node": "n2"}
-	if d := cmp.Diff(want, out.Annotations); d != "" || out.Spec.NodeName != "n1" {
-		t.Errorf("recreated pod on %q, annotations (-want +got):\n%s", out.Spec.NodeName, d)
+	for _, tc := range []struct {
+		name     string
+		existing *corev1.Pod
+	}{
+		{name: "existing replaced", existing: existing},
+		// A retry after the delete: the Pod is made with what was decided.
+		{name: "gone already", existing: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := fake.NewClientset()
+			if tc.existing != nil {
+				c = fake.NewClientset(tc.existing)
+			}
+			w := &Writer{Client: c}
+			annotations := SimulatorAnnotations(existing)
+			annotations["sim.x-k8s.io/shadow-node"] = "n2"
+			out, err := w.RecreatePod(ctx, tc.existing, pod("p", "n1", nil, map[string]string{"team": "a"}), annotations)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, out.Annotations); d != "" || out.Spec.NodeName != "n1" {
+				t.Errorf("recreated pod on %q, annotations (-want +got):\n%s", out.Spec.NodeName, d)
+			}
+		})
 	}
 }

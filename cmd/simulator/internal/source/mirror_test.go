@@ -25,6 +25,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -157,6 +158,58 @@ func TestShadow(t *testing.T) {
 				t.Errorf("shadow counts (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestShadowRetried: a Pod moved to the source's node whose create fails
+// after the Pod inside was deleted is made again, on the next try, with
+// what was decided: the simulator's result and choice, counted once.
+func TestShadowRetried(t *testing.T) {
+	result := map[string]string{schedulingresult.SummaryAnnotation: `{"outcome":"x"}`}
+	inner := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "p", UID: "inner-p", Annotations: result},
+		Spec: corev1.PodSpec{NodeName: "n2"}}
+	m, c := newTestMirror(t, contract.SourceModeSync, []*corev1.Pod{sourcePod("p", "", "1")}, inner)
+	failed := false
+	c.PrependReactor("create", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if !failed {
+			failed = true
+			return true, nil, apierrors.NewServiceUnavailable("the inner apiserver is busy")
+		}
+		return false, nil, nil
+	})
+	m.observe(mirror.KindOf("pods"), watch.Modified, sourcePod("p", "n1", "2"))
+	drainRetries(t, m)
+	if !failed {
+		t.Fatal("no create: the test did not fail one")
+	}
+	got := innerPods(t, c)["p"]
+	if got == nil {
+		t.Fatal("no pod inside")
+	}
+	want := map[string]string{schedulingresult.SummaryAnnotation: `{"outcome":"x"}`,
+		contract.AnnotationShadowNode: "n2", contract.AnnotationShadowAgreement: contract.ShadowOther}
+	if d := cmp.Diff(want, got.Annotations); d != "" || got.Spec.NodeName != "n1" {
+		t.Errorf("pod inside on %q, annotations (-want +got):\n%s", got.Spec.NodeName, d)
+	}
+	if d := cmp.Diff(contract.ShadowCounts{Other: 1}, m.Status().Shadow); d != "" {
+		t.Errorf("shadow counts (-want +got):\n%s", d)
+	}
+}
+
+// drainRetries writes every queued change, and those tried again after a
+// failure, until none is left.
+func drainRetries(t *testing.T, m *Mirror) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for m.pending() > 0 || m.queue.Len() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d changes still not written", m.pending())
+		}
+		if m.queue.Len() == 0 {
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		m.processNext(context.Background())
 	}
 }
 

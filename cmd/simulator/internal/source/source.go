@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"sync"
 	"time"
 
@@ -107,6 +108,20 @@ type Mirror struct {
 	sawPending map[objKey]bool
 	// ownerUIDs are the UIDs inside of the workloads copied, by kind.
 	ownerUIDs map[objKey]types.UID
+	// shadowed are the decisions taken for Pods the source bound, until
+	// each is written: a write that fails after the Pod inside was
+	// deleted (RecreatePod) is tried again with what was decided, which
+	// the Pod inside no longer shows.
+	shadowed map[objKey]shadowDecision
+}
+
+// shadowDecision is what a Pod the source bound is written with.
+type shadowDecision struct {
+	// annotations are the simulator's on the Pod inside (its scheduler's
+	// result) and the comparison (contract.AnnotationShadow*).
+	annotations map[string]string
+	// agreement is counted once the Pod is written; empty if not compared.
+	agreement string
 }
 
 type objKey struct{ resource, namespace, name string }
@@ -165,6 +180,7 @@ func New(cfg Config) (*Mirror, error) {
 		writing:    map[objKey]bool{},
 		sawPending: map[objKey]bool{},
 		ownerUIDs:  map[objKey]types.UID{},
+		shadowed:   map[objKey]shadowDecision{},
 	}
 	m.opts = mirror.Options{Workloads: cfg.Source.Workloads, OwnerUID: m.ownerUID}
 	return m, nil
@@ -594,6 +610,7 @@ func (m *Mirror) wrote(key objKey, d desired, out mirror.Object) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	_, was := m.known[key]
+	delete(m.shadowed, key)
 	if out == nil {
 		if was {
 			m.counts[key.resource]--
@@ -765,6 +782,19 @@ func (m *Mirror) write(ctx context.Context, key objKey, d desired, kn known, isK
 func (m *Mirror) shadow(ctx context.Context, key objKey, d desired, exists bool) error {
 	logger := klog.FromContext(ctx)
 	pod := d.obj.(*corev1.Pod)
+	m.mu.Lock()
+	dec, decidedBefore := m.shadowed[key]
+	m.mu.Unlock()
+	if decidedBefore {
+		inner, err := m.cfg.Inner.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			inner, err = nil, nil
+		}
+		if err != nil {
+			return fmt.Errorf("getting pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+		return m.writeShadowed(ctx, key, d, inner, dec)
+	}
 	if !exists {
 		// Unseen inside: it is made pending, for the scheduler to decide.
 		pending := pod.DeepCopy()
@@ -785,29 +815,44 @@ func (m *Mirror) shadow(ctx context.Context, key objKey, d desired, exists bool)
 		m.wrote(key, d, out)
 		return nil
 	}
-	var out mirror.Object = inner
-	agreement := ""
+	dec = shadowDecision{annotations: mirror.SimulatorAnnotations(inner)}
 	switch {
 	case !decided:
 		// Not compared: written where the source put it.
-		out, err = m.writer.RecreatePod(ctx, inner, pod, nil)
 	case inner.Spec.NodeName == pod.Spec.NodeName:
-		agreement = contract.ShadowSame
-		err = m.writer.AnnotatePod(ctx, inner, shadowAnnotations(inner.Spec.NodeName, agreement))
+		dec.agreement = contract.ShadowSame
+	case inner.Spec.NodeName == "":
+		dec.agreement = contract.ShadowUnschedulable
 	default:
-		agreement = contract.ShadowOther
-		if inner.Spec.NodeName == "" {
-			agreement = contract.ShadowUnschedulable
-		}
-		out, err = m.writer.RecreatePod(ctx, inner, pod, shadowAnnotations(inner.Spec.NodeName, agreement))
+		dec.agreement = contract.ShadowOther
+	}
+	if dec.agreement != "" {
+		maps.Copy(dec.annotations, shadowAnnotations(inner.Spec.NodeName, dec.agreement))
+	}
+	m.mu.Lock()
+	m.shadowed[key] = dec
+	m.mu.Unlock()
+	logger.V(2).Info("Shadow scheduling", "pod", klog.KObj(pod), "source", pod.Spec.NodeName, "simulator", inner.Spec.NodeName, "agreement", dec.agreement)
+	return m.writeShadowed(ctx, key, d, inner, dec)
+}
+
+// writeShadowed writes the Pod the source bound where the source put it,
+// with what was decided: inner is the Pod inside, nil if gone.
+func (m *Mirror) writeShadowed(ctx context.Context, key objKey, d desired, inner *corev1.Pod, dec shadowDecision) error {
+	pod := d.obj.(*corev1.Pod)
+	var out *corev1.Pod
+	var err error
+	if inner != nil && inner.Spec.NodeName == pod.Spec.NodeName {
+		out, err = m.writer.AnnotatePod(ctx, inner, dec.annotations)
+	} else {
+		out, err = m.writer.RecreatePod(ctx, inner, pod, dec.annotations)
 	}
 	if err != nil {
 		return err
 	}
-	if agreement != "" {
-		m.status.countShadow(agreement)
+	if dec.agreement != "" {
+		m.status.countShadow(dec.agreement)
 	}
-	logger.V(2).Info("Shadow scheduling", "pod", klog.KObj(pod), "source", pod.Spec.NodeName, "simulator", inner.Spec.NodeName, "agreement", agreement)
 	m.wrote(key, d, out)
 	return nil
 }
