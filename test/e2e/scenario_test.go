@@ -35,7 +35,7 @@ import (
 
 // TestExampleScenario runs the README's scenario example on the real node:
 // three simulators (least, most, and least again for the noise floor), each
-// with the example's 500 Nodes and its timeline of 600 Pods. It checks
+// with the example's 1,000 Nodes and its timeline of 600 Pods. It checks
 // the comparison the README shows: MostAllocated uses fewer Nodes than
 // LeastAllocated, and the noise floor stands beside it, in status, in
 // kubectl describe and in the report. The figures it logs are README's
