@@ -143,7 +143,7 @@ func TestShadow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, c := newTestMirror(t, tc.mode, []*corev1.Pod{sourcePod("p", "", "1")}, tc.inner)
 			m.observe(mirror.KindOf("pods"), watch.Modified, sourcePod("p", "n1", "2"))
-			drain(t, m)
+			drainRetries(t, m)
 			got := innerPods(t, c)["p"]
 			if got == nil {
 				t.Fatal("no pod inside")
@@ -196,6 +196,52 @@ func TestShadowRetried(t *testing.T) {
 	}
 }
 
+// TestShadowHoldsNoWorker: while the simulator's scheduler has not
+// decided a Pod the source bound, the worker that looked at it goes on
+// with other changes, and the Pod is written once decided.
+func TestShadowHoldsNoWorker(t *testing.T) {
+	pods := mirror.KindOf("pods")
+	inner := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "p", UID: "inner-p"}}
+	other := sourcePod("q", "n1", "1")
+	otherInside, _ := pods.Transform(other.DeepCopy(), nil)
+	m, c := newTestMirror(t, contract.SourceModeSync, []*corev1.Pod{sourcePod("p", "", "1"), other}, inner, otherInside)
+	m.cfg.ShadowWait = time.Hour
+	m.observe(pods, watch.Modified, sourcePod("p", "n1", "2"))
+	relabelled := sourcePod("q", "n1", "2")
+	relabelled.Labels = map[string]string{"step": "2"}
+	m.observe(pods, watch.Modified, relabelled)
+	// One worker, two changes: the undecided Pod's look must not hold it.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.processNext(context.Background())
+		m.processNext(context.Background())
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a worker still waits for the simulator's decision")
+	}
+	if got := innerPods(t, c)["q"].Labels["step"]; got != "2" {
+		t.Errorf("the other Pod's label inside = %q, want 2", got)
+	}
+	if got := innerPods(t, c)["p"]; got.Spec.NodeName != "" || m.pending() != 1 {
+		t.Fatalf("the undecided Pod: on %q inside, %d changes left; want it left pending, its change kept", got.Spec.NodeName, m.pending())
+	}
+	// The scheduler decides: the next look writes it where the source put it.
+	decided := inner.DeepCopy()
+	decided.Spec.NodeName = "n2"
+	decided.Annotations = map[string]string{schedulingresult.SummaryAnnotation: "{}"}
+	if _, err := c.CoreV1().Pods("team").Update(context.Background(), decided, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	drainRetries(t, m)
+	got := innerPods(t, c)["p"]
+	if got.Spec.NodeName != "n1" || got.Annotations[contract.AnnotationShadowAgreement] != contract.ShadowOther {
+		t.Errorf("pod inside on %q with annotations %v, want on n1, agreement %s", got.Spec.NodeName, got.Annotations, contract.ShadowOther)
+	}
+}
+
 // drainRetries writes every queued change, and those tried again after a
 // failure, until none is left.
 func drainRetries(t *testing.T, m *Mirror) {
@@ -221,7 +267,7 @@ func TestShadowOfAPodNotSeenInside(t *testing.T) {
 	pods := mirror.KindOf("pods")
 	m.observe(pods, watch.Added, sourcePod("p", "", "1"))
 	m.observe(pods, watch.Modified, sourcePod("p", "n1", "2"))
-	drain(t, m)
+	drainRetries(t, m)
 	var created []string
 	for _, a := range c.Actions() {
 		if a.GetVerb() == "create" && a.GetResource().Resource == "pods" {

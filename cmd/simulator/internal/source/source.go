@@ -113,6 +113,10 @@ type Mirror struct {
 	// deleted (RecreatePod) is tried again with what was decided, which
 	// the Pod inside no longer shows.
 	shadowed map[objKey]shadowDecision
+	// undecidedSince are the Pods the source bound that wait for the
+	// simulator's scheduler, since when (at most ShadowWait): a worker
+	// does not wait with them, it looks again after shadowPoll.
+	undecidedSince map[objKey]time.Time
 }
 
 // shadowDecision is what a Pod the source bound is written with.
@@ -168,19 +172,20 @@ func New(cfg Config) (*Mirror, error) {
 		cfg.ShadowWait = DefaultShadowWait
 	}
 	m := &Mirror{
-		cfg:        cfg,
-		filter:     filter,
-		writer:     &mirror.Writer{Client: cfg.Inner},
-		status:     newStatus(),
-		trace:      NewTrace(cfg.TraceBytes),
-		queue:      workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[objKey]()),
-		known:      map[objKey]known{},
-		counts:     map[string]int64{},
-		desired:    map[objKey]desired{},
-		writing:    map[objKey]bool{},
-		sawPending: map[objKey]bool{},
-		ownerUIDs:  map[objKey]types.UID{},
-		shadowed:   map[objKey]shadowDecision{},
+		cfg:            cfg,
+		filter:         filter,
+		writer:         &mirror.Writer{Client: cfg.Inner},
+		status:         newStatus(),
+		trace:          NewTrace(cfg.TraceBytes),
+		queue:          workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[objKey]()),
+		known:          map[objKey]known{},
+		counts:         map[string]int64{},
+		desired:        map[objKey]desired{},
+		writing:        map[objKey]bool{},
+		sawPending:     map[objKey]bool{},
+		ownerUIDs:      map[objKey]types.UID{},
+		shadowed:       map[objKey]shadowDecision{},
+		undecidedSince: map[objKey]time.Time{},
 	}
 	m.opts = mirror.Options{Workloads: cfg.Source.Workloads, OwnerUID: m.ownerUID}
 	return m, nil
@@ -612,6 +617,7 @@ func (m *Mirror) wrote(key objKey, d desired, out mirror.Object) {
 	_, was := m.known[key]
 	delete(m.shadowed, key)
 	if out == nil {
+		delete(m.undecidedSince, key)
 		if was {
 			m.counts[key.resource]--
 		}
@@ -628,6 +634,9 @@ func (m *Mirror) wrote(key objKey, d desired, out mirror.Object) {
 		kn.node = d.obj.(*corev1.Pod).Spec.NodeName
 		if p.Spec.NodeName != "" && kn.node != "" {
 			delete(m.sawPending, key)
+		}
+		if kn.node != "" {
+			delete(m.undecidedSince, key)
 		}
 	}
 	m.known[key] = kn
@@ -722,6 +731,15 @@ func (m *Mirror) processNext(ctx context.Context) bool {
 		if ctx.Err() != nil {
 			return true
 		}
+		if errors.Is(err, errUndecided) {
+			m.mu.Lock()
+			if _, newer := m.desired[key]; !newer {
+				m.desired[key] = d
+			}
+			m.mu.Unlock()
+			m.queue.AddAfter(key, shadowPoll)
+			return true
+		}
 		logger := klog.FromContext(ctx)
 		if m.queue.NumRequeues(key) >= maxRetries {
 			// The inner cluster refuses it: the mirror goes on without,
@@ -796,14 +814,18 @@ func (m *Mirror) shadow(ctx context.Context, key objKey, d desired, exists bool)
 		return m.writeShadowed(ctx, key, d, inner, dec)
 	}
 	if !exists {
-		// Unseen inside: it is made pending, for the scheduler to decide.
+		// Unseen inside: it is made pending, for the scheduler to decide,
+		// and known so (with no resourceVersion of the source's: a relist
+		// writes it again), so that the next look only reads it.
 		pending := pod.DeepCopy()
 		pending.Spec.NodeName = ""
-		if _, err := m.writer.Apply(ctx, d.kind, pending); err != nil {
+		out, err := m.writer.Apply(ctx, d.kind, pending)
+		if err != nil {
 			return err
 		}
+		m.wrote(key, desired{kind: d.kind, obj: pending, received: d.received}, out)
 	}
-	inner, decided, err := m.waitForDecision(ctx, pod.Namespace, pod.Name)
+	inner, decided, err := m.decision(ctx, key, pod)
 	if err != nil {
 		return err
 	}
@@ -865,35 +887,39 @@ func shadowAnnotations(node, agreement string) map[string]string {
 // scheduler decides it.
 const shadowPoll = 100 * time.Millisecond
 
-// waitForDecision waits up to ShadowWait for the simulator's scheduler to
-// decide the Pod (bound, or found unschedulable) and to publish its result;
-// it returns the Pod (nil if it is gone) and whether it was decided.
-func (m *Mirror) waitForDecision(ctx context.Context, namespace, name string) (*corev1.Pod, bool, error) {
-	var pod *corev1.Pod
-	var getErr error
-	err := wait.PollUntilContextTimeout(ctx, shadowPoll, m.cfg.ShadowWait, true, func(ctx context.Context) (bool, error) {
-		pod, getErr = m.cfg.Inner.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(getErr) {
-			pod = nil
-			return true, nil
-		}
-		if getErr != nil {
-			return false, nil
-		}
-		return Decided(pod) && pod.Annotations[schedulingresult.SummaryAnnotation] != "", nil
-	})
-	if ctx.Err() != nil {
-		return nil, false, ctx.Err()
-	}
-	if getErr != nil && pod == nil && !apierrors.IsNotFound(getErr) {
-		return nil, false, fmt.Errorf("getting pod %s/%s: %w", namespace, name, getErr)
-	}
-	if pod == nil {
+// errUndecided is a Pod the source bound that the simulator's scheduler
+// has not decided yet: its change is looked at again after shadowPoll,
+// and the worker goes on with others meanwhile (a source's scale-up of
+// pending Pods held every worker up to ShadowWait).
+var errUndecided = errors.New("the simulator's scheduler has not decided the pod yet")
+
+// decision returns the Pod inside (nil if it is gone) once the simulator's
+// scheduler decided it (bound it, or found it unschedulable) and published
+// its result, or, past ShadowWait, as it is, with whether it was decided;
+// before that errUndecided.
+func (m *Mirror) decision(ctx context.Context, key objKey, pod *corev1.Pod) (*corev1.Pod, bool, error) {
+	inner, err := m.cfg.Inner.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
 		return nil, false, nil
 	}
+	if err != nil {
+		return nil, false, fmt.Errorf("getting pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	if Decided(inner) && inner.Annotations[schedulingresult.SummaryAnnotation] != "" {
+		return inner, true, nil
+	}
+	m.mu.Lock()
+	since, waiting := m.undecidedSince[key]
+	if !waiting {
+		since = time.Now()
+		m.undecidedSince[key] = since
+	}
+	m.mu.Unlock()
+	if time.Since(since) < m.cfg.ShadowWait {
+		return nil, false, errUndecided
+	}
 	// Past the wait, a decision without its result published counts.
-	_ = err
-	return pod, Decided(pod), nil
+	return inner, Decided(inner), nil
 }
 
 // Decided says whether the simulator's scheduler decided a Pod: bound it,
