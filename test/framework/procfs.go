@@ -196,16 +196,26 @@ func processTree(pid int, visit func(pid int) error) error {
 // TreeCPU returns the CPU time process pid and all its descendants alive
 // now have used (a descendant that ended is not counted).
 func TreeCPU(pid int) (time.Duration, error) {
-	var total time.Duration
-	err := processTree(pid, func(p int) error {
+	total, _, err := TreeCPUByProgram(pid)
+	return total, err
+}
+
+// TreeCPUByProgram is TreeCPU, in all and by program (ProgramName).
+func TreeCPUByProgram(pid int) (total time.Duration, byProgram map[string]time.Duration, err error) {
+	byProgram = map[string]time.Duration{}
+	err = processTree(pid, func(p int) error {
 		cpu, err := ProcessCPU(p)
+		if err != nil {
+			return err
+		}
+		byProgram[ProgramName(p)] += cpu
 		total += cpu
-		return err
+		return nil
 	})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	return total, nil
+	return total, byProgram, nil
 }
 
 // TreeMemory returns what process pid and all its descendants alive now

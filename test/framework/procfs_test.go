@@ -101,6 +101,13 @@ func TestProcessCPU(t *testing.T) {
 	if tree < self+childCPU {
 		t.Errorf("TreeCPU of this process = %v, want at least its own %v plus its child's %v", tree, self, childCPU)
 	}
+	_, byProgram, err := TreeCPUByProgram(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if byProgram["sleep"] != childCPU {
+		t.Errorf("TreeCPUByProgram: sleep (the child) used %v, ProcessCPU says %v (all: %v)", byProgram["sleep"], childCPU, byProgram)
+	}
 	if _, err := ProcessCPU(-1); err == nil {
 		t.Error("ProcessCPU of no process: no error")
 	}

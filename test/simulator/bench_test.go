@@ -42,7 +42,9 @@ import (
 // anonymous part of each program (rss-PROGRAM-MiB, anon-PROGRAM-MiB) and of
 // all of them (rss-total-MiB, anon-total-MiB, file-total-MiB). The
 // file-backed part is the binaries' pages: page cache, shared by every
-// simulator Pod of a node.
+// simulator Pod of a node. It reports the CPU each program and all used
+// over the idle time's second half (millicores-PROGRAM, millicores-total):
+// what an idle simulator costs its node.
 //
 // SIM_BENCH_BIN_DIRS=NAME=DIR,NAME=DIR,... compares variants of the
 // children (flags, environment, builds) as contenders: each iteration runs
@@ -81,7 +83,18 @@ func BenchmarkStartToReady(b *testing.B) {
 				contract.Environment{BinDir: v.dir}.Strings()...)
 			d := sim.WaitReady(b, 2*time.Minute)
 			b.StopTimer()
-			time.Sleep(idle) // the state measured: idle
+			// The state measured: idle. Its CPU is read over the second
+			// half, once the start's work is done.
+			time.Sleep(idle / 2)
+			cpuBefore, err := idleCPU(sim.PID(), etcd.PID())
+			if err != nil {
+				b.Fatal(err)
+			}
+			time.Sleep(idle / 2)
+			cpuAfter, err := idleCPU(sim.PID(), etcd.PID())
+			if err != nil {
+				b.Fatal(err)
+			}
 			total, byName, err := framework.TreeMemory(sim.PID())
 			if err != nil {
 				b.Fatalf("simulator: %v", err)
@@ -105,7 +118,14 @@ func BenchmarkStartToReady(b *testing.B) {
 				parts = append(parts, fmt.Sprintf("%s %d (anon %d)", name, m.RSS>>20, m.Anon>>20))
 			}
 			add("file-total-MiB", mib(byName["total"].File))
-			b.Logf("run %d %s: ready after %v; RSS after %v idle (MiB): %s", i, v.name, d.Round(time.Millisecond), idle, strings.Join(parts, ", "))
+			var cpuParts []string
+			for _, name := range slices.Sorted(maps.Keys(cpuAfter)) {
+				mc := float64(cpuAfter[name]-cpuBefore[name]) / float64(idle/2) * 1000
+				add("millicores-"+name, mc)
+				cpuParts = append(cpuParts, fmt.Sprintf("%s %.1f", name, mc))
+			}
+			b.Logf("run %d %s: ready after %v; RSS after %v idle (MiB): %s; CPU over its second half (millicores): %s",
+				i, v.name, d.Round(time.Millisecond), idle, strings.Join(parts, ", "), strings.Join(cpuParts, ", "))
 			sim.Stop(b, 30*time.Second)
 			if err := sim.Err(); err != nil {
 				b.Fatalf("simulator exited with %v", err)
@@ -127,3 +147,19 @@ func BenchmarkStartToReady(b *testing.B) {
 }
 
 func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }
+
+// idleCPU is the CPU time the simulator's processes and its etcd have used,
+// by program and in all ("total").
+func idleCPU(simPID, etcdPID int) (map[string]time.Duration, error) {
+	total, byName, err := framework.TreeCPUByProgram(simPID)
+	if err != nil {
+		return nil, fmt.Errorf("simulator: %w", err)
+	}
+	etcd, err := framework.ProcessCPU(etcdPID)
+	if err != nil {
+		return nil, fmt.Errorf("etcd: %w", err)
+	}
+	byName["etcd"] += etcd
+	byName["total"] = total + etcd
+	return byName, nil
+}
