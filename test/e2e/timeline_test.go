@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,21 +103,29 @@ func (t *startupTimeline) report(tb testing.TB, pod *corev1.Pod, start, availabl
 		return fmt.Sprintf("+%.2fs", at.Sub(start).Seconds())
 	}
 	// The simulator logs itself ready after a check of its own, which may
-	// come just after the kubelet's probe found it ready.
+	// come just after the kubelet's probe found it ready; kwok may start
+	// just after too (once kube-apiserver is ready, polled every 100 ms).
 	var milestones map[string]time.Time
 	poll(tb, "the simulator of Pod "+pod.Name+" to log itself ready", time.Minute, func(context.Context) (bool, string) {
 		milestones = simulatorLogMilestones(tb, pod, start)
-		_, ok := milestones["ready"]
-		return ok, fmt.Sprintf("milestones %v", milestones)
+		_, ready := milestones["ready"]
+		_, kwok := milestones["kwok started"]
+		return ready && kwok, fmt.Sprintf("milestones %v", milestones)
 	})
-	tb.Logf("%s: Pod created %s, bound %s, containers running %s, kube-apiserver started %s, simulator ready %s, Pod Ready %s, Available %s",
+	// Each child starts on a sign (app.go): kube-apiserver once etcd
+	// listens, sim-scheduler once kube-apiserver serves and the scheduler
+	// configuration is checked, kwok and kube-controller-manager once
+	// kube-apiserver is ready.
+	tb.Logf("%s: Pod created %s, bound %s, containers running %s, kube-apiserver started (etcd listens) %s, sim-scheduler started (kube-apiserver serves) %s, kwok started (kube-apiserver ready) %s, simulator ready %s, Pod Ready %s, Available %s",
 		pod.Name, since(t.podCreated), since(t.bound), since(t.running),
-		since(milestones["kube-apiserver started"]), since(milestones["ready"]), since(t.ready), since(available))
+		since(milestones["kube-apiserver started"]), since(milestones["sim-scheduler started"]), since(milestones["kwok started"]),
+		since(milestones["ready"]), since(t.ready), since(available))
 }
 
 // simulatorLogMilestones reads, from the simulator container's log, when it
-// started kube-apiserver and when it logged itself ready. klog's timestamps
-// carry no year: they are placed on the day of ref.
+// first started each child ("CHILD started") and when it logged itself
+// ready ("ready"). klog's timestamps carry no year: they are placed on the
+// day of ref.
 func simulatorLogMilestones(tb testing.TB, pod *corev1.Pod, ref time.Time) map[string]time.Time {
 	tb.Helper()
 	out := map[string]time.Time{}
@@ -126,8 +135,14 @@ func simulatorLogMilestones(tb testing.TB, pod *corev1.Pod, ref time.Time) map[s
 		line := scanner.Text()
 		var key string
 		switch {
-		case strings.Contains(line, `"Started child"`) && strings.Contains(line, "/kube-apiserver"):
-			key = "kube-apiserver started"
+		case strings.Contains(line, `"Started child"`):
+			// … "Started child" pid=123 path="/usr/local/bin/kube-apiserver"
+			_, path, ok := strings.Cut(line, ` path="`)
+			if !ok {
+				continue
+			}
+			path, _, _ = strings.Cut(path, `"`)
+			key = filepath.Base(path) + " started"
 		case strings.Contains(line, `"Simulator ready"`):
 			key = "ready"
 		default:
