@@ -690,11 +690,7 @@ func (m *Mirror) copyAll(ctx context.Context, all []desired) {
 		n := 0
 		failed.Range(func(k, v any) bool {
 			n++
-			m.mu.Lock()
-			if _, newer := m.desired[k.(objKey)]; !newer {
-				m.desired[k.(objKey)] = v.(desired)
-			}
-			m.mu.Unlock()
+			m.keep(k.(objKey), v.(desired))
 			m.queue.AddRateLimited(k.(objKey))
 			return true
 		})
@@ -732,11 +728,7 @@ func (m *Mirror) processNext(ctx context.Context) bool {
 			return true
 		}
 		if errors.Is(err, errUndecided) {
-			m.mu.Lock()
-			if _, newer := m.desired[key]; !newer {
-				m.desired[key] = d
-			}
-			m.mu.Unlock()
+			m.keep(key, d)
 			m.queue.AddAfter(key, shadowPoll)
 			return true
 		}
@@ -748,11 +740,7 @@ func (m *Mirror) processNext(ctx context.Context) bool {
 			m.queue.Forget(key)
 			return true
 		}
-		m.mu.Lock()
-		if _, newer := m.desired[key]; !newer {
-			m.desired[key] = d
-		}
-		m.mu.Unlock()
+		m.keep(key, d)
 		logger.V(2).Info("Writing a change failed; it is tried again", "object", key, "err", err)
 		m.queue.AddRateLimited(key)
 		return true
@@ -765,6 +753,15 @@ func (m *Mirror) processNext(ctx context.Context) bool {
 		m.status.applied(now.Sub(d.received))
 	}
 	return true
+}
+
+// keep queues d again for key unless a newer change of it came meanwhile.
+func (m *Mirror) keep(key objKey, d desired) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, newer := m.desired[key]; !newer {
+		m.desired[key] = d
+	}
 }
 
 func (m *Mirror) write(ctx context.Context, key objKey, d desired, kn known, isKnown, sawPending bool) error {
@@ -804,12 +801,9 @@ func (m *Mirror) shadow(ctx context.Context, key objKey, d desired, exists bool)
 	dec, decidedBefore := m.shadowed[key]
 	m.mu.Unlock()
 	if decidedBefore {
-		inner, err := m.cfg.Inner.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			inner, err = nil, nil
-		}
+		inner, err := m.innerPod(ctx, pod)
 		if err != nil {
-			return fmt.Errorf("getting pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			return err
 		}
 		return m.writeShadowed(ctx, key, d, inner, dec)
 	}
@@ -898,12 +892,9 @@ var errUndecided = errors.New("the simulator's scheduler has not decided the pod
 // its result, or, past ShadowWait, as it is, with whether it was decided;
 // before that errUndecided.
 func (m *Mirror) decision(ctx context.Context, key objKey, pod *corev1.Pod) (*corev1.Pod, bool, error) {
-	inner, err := m.cfg.Inner.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("getting pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	inner, err := m.innerPod(ctx, pod)
+	if err != nil || inner == nil {
+		return nil, false, err
 	}
 	if Decided(inner) && inner.Annotations[schedulingresult.SummaryAnnotation] != "" {
 		return inner, true, nil
@@ -920,6 +911,18 @@ func (m *Mirror) decision(ctx context.Context, key objKey, pod *corev1.Pod) (*co
 	}
 	// Past the wait, a decision without its result published counts.
 	return inner, Decided(inner), nil
+}
+
+// innerPod reads the copy of pod inside; nil if there is none.
+func (m *Mirror) innerPod(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, error) {
+	inner, err := m.cfg.Inner.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("getting pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return inner, nil
 }
 
 // Decided says whether the simulator's scheduler decided a Pod: bound it,
