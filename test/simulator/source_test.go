@@ -234,6 +234,27 @@ func TestSource(t *testing.T) {
 		if d := cmp.Diff(map[string]string{"bound-0": "node-0", "bound-1": "node-1", "pending": got["pending"], "too-big": ""}, got); d != "" {
 			t.Errorf("pods inside (-want +got):\n%s", d)
 		}
+		// The first copy's Pods went straight into etcd, not through the
+		// API (no field manager), and a bound one kept the source's
+		// status rather than kwok playing its start again.
+		for _, name := range []string{"bound-0", "bound-1"} {
+			in, err := c.CoreV1().Pods("team").Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := sc.CoreV1().Pods("team").Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range in.ManagedFields {
+				if f.Manager == "simulator-source-mirror" {
+					t.Errorf("pod %s inside was written through the API (%s by %s)", name, f.Operation, f.Manager)
+				}
+			}
+			if src.Status.StartTime == nil || !src.Status.StartTime.Equal(in.Status.StartTime) || in.Status.Phase != corev1.PodRunning {
+				t.Errorf("pod %s inside: %s since %v, want the source's %s since %v", name, in.Status.Phase, in.Status.StartTime, src.Status.Phase, src.Status.StartTime)
+			}
+		}
 		// Pending in the source, they are scheduled inside, with results.
 		framework.WaitUntil(t, time.Minute, "the pending pods' results", func() (bool, error) {
 			for name, outcome := range map[string]string{"pending": `"outcome":"Bound"`, "too-big": `"outcome":"Unschedulable"`} {
@@ -349,6 +370,27 @@ func TestSource(t *testing.T) {
 		}
 		if seen["ADDED pods other/elsewhere"] {
 			t.Error("the trace has a pod outside the filter")
+		}
+	})
+
+	// Restarted on its data, the first copy finds every key in etcd: it
+	// goes through the API instead, and counts each object once.
+	t.Run("a restart on its data resumes the copy", func(t *testing.T) {
+		sim.Restart(t)
+		sim.WaitReady(t, 2*time.Minute)
+		status := waitSourcePhase(t, sim, contract.SourceSyncing)
+		want := podPlaces(t, sc, "team")
+		if status.Objects["pods"] != int64(len(want)) || status.Objects["nodes"] != 3 {
+			t.Errorf("status.objects %v, want %d pods and 3 nodes", status.Objects, len(want))
+		}
+		inside := podPlaces(t, c, "team")
+		for name, node := range want {
+			if got, ok := inside[name]; !ok || (node != "" && got != node) {
+				t.Errorf("pod %s: on %q in the source, inside %q (present: %t)", name, node, got, ok)
+			}
+		}
+		if len(inside) != len(want) {
+			t.Errorf("%d pods inside, %d in the source", len(inside), len(want))
 		}
 	})
 }

@@ -55,6 +55,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/controlplane"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/etcdhttp"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/etcdprobe"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/etcdstore"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/reset"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/sandbox"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/scenario"
@@ -582,12 +583,17 @@ func newMirror(o *config.Options, inner *rest.Config) (*source.Mirror, error) {
 	if err != nil {
 		return nil, err
 	}
+	etcd, err := etcdhttp.NewClient(o)
+	if err != nil {
+		return nil, err
+	}
 	return source.New(source.Config{
 		Source: o.Source,
 		SourceConfig: func() (*rest.Config, error) {
 			return source.RESTConfig(o.Source.Dir, o.Source.QPS, os.LookupEnv)
 		},
 		Inner: client,
+		Store: &etcdstore.Store{Client: etcd.Bulk(), Prefix: o.EtcdPrefix},
 	})
 }
 

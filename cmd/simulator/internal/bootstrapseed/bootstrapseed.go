@@ -32,7 +32,6 @@ limitations under the License.
 package bootstrapseed
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -46,10 +45,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/etcdhttp"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/etcdstore"
 )
 
 //go:embed zz_generated.bootstrap_objects.json
@@ -58,17 +57,6 @@ var bootstrapObjects []byte
 // batchSize keeps a transaction's puts under etcd's default --max-txn-ops
 // (128).
 const batchSize = 64
-
-var scheme = runtime.NewScheme()
-
-func init() {
-	if err := rbacv1.AddToScheme(scheme); err != nil {
-		panic(err)
-	}
-	if err := schedulingv1.AddToScheme(scheme); err != nil {
-		panic(err)
-	}
-}
 
 // Hooks are kube-apiserver's post-start hooks whose objects are seeded: its
 // /readyz checks of them.
@@ -82,7 +70,7 @@ func Objects() ([]runtime.Object, error) {
 	if err := json.Unmarshal(bootstrapObjects, &list); err != nil {
 		return nil, fmt.Errorf("decoding the bootstrap objects: %w", err)
 	}
-	decoder := serializer.NewCodecFactory(scheme).UniversalDeserializer()
+	decoder := serializer.NewCodecFactory(etcdstore.Scheme()).UniversalDeserializer()
 	objs := make([]runtime.Object, 0, len(list.Items))
 	for i, raw := range list.Items {
 		obj, _, err := decoder.Decode(raw, nil, nil)
@@ -99,7 +87,6 @@ func Objects() ([]runtime.Object, error) {
 // prefix/roles/NAMESPACE/NAME, ...) and its protobuf encoding, with a new
 // UID and creation time now, as a create through the API would give it.
 func Encode(objs []runtime.Object, prefix string, now time.Time) ([]etcdhttp.KeyValue, error) {
-	encoder := protobuf.NewSerializer(scheme, scheme)
 	kvs := make([]etcdhttp.KeyValue, 0, len(objs))
 	for _, obj := range objs {
 		obj = obj.DeepCopyObject()
@@ -122,17 +109,14 @@ func Encode(objs []runtime.Object, prefix string, now time.Time) ([]etcdhttp.Key
 		default:
 			return nil, fmt.Errorf("the bootstrap objects hold a %T", obj)
 		}
-		key := prefix + "/" + resource + "/" + meta.GetName()
-		if ns := meta.GetNamespace(); ns != "" {
-			key = prefix + "/" + resource + "/" + ns + "/" + meta.GetName()
-		}
+		key := etcdstore.Key(prefix, resource, meta.GetNamespace(), meta.GetName())
 		meta.SetUID(uuid.NewUUID())
 		meta.SetCreationTimestamp(metav1.NewTime(now))
-		var buf bytes.Buffer
-		if err := encoder.Encode(obj, &buf); err != nil {
+		value, err := etcdstore.Encode(obj)
+		if err != nil {
 			return nil, fmt.Errorf("encoding %s: %w", key, err)
 		}
-		kvs = append(kvs, etcdhttp.KeyValue{Key: key, Value: buf.Bytes()})
+		kvs = append(kvs, etcdhttp.KeyValue{Key: key, Value: value})
 	}
 	return kvs, nil
 }
@@ -189,13 +173,12 @@ func Seed(ctx context.Context, client *etcdhttp.Client, prefix string) (Result, 
 
 func createBatches(ctx context.Context, client *etcdhttp.Client, endpoint string, kvs []etcdhttp.KeyValue) (int, error) {
 	written := 0
-	for start := 0; start < len(kvs); start += batchSize {
-		batch := kvs[start:min(start+batchSize, len(kvs))]
-		ok, err := client.CreateAll(ctx, endpoint, batch)
+	for _, batch := range etcdhttp.Batches(kvs, batchSize, etcdhttp.MaxTxnBytes) {
+		r, err := client.CreateAll(ctx, endpoint, batch)
 		if err != nil {
 			return written, err
 		}
-		if ok {
+		if r.Succeeded {
 			written += len(batch)
 		}
 	}

@@ -28,6 +28,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/types"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/etcdstore"
 )
 
 func TestObjects(t *testing.T) {
@@ -75,7 +77,7 @@ func TestEncode(t *testing.T) {
 	if len(kvs) != len(objs) {
 		t.Fatalf("%d keys for %d objects", len(kvs), len(objs))
 	}
-	decoder := protobuf.NewSerializer(scheme, scheme)
+	decoder := protobuf.NewSerializer(etcdstore.Scheme(), etcdstore.Scheme())
 	uids := map[types.UID]bool{}
 	keys := map[string]bool{}
 	for i, kv := range kvs {

@@ -111,7 +111,9 @@ func TestKubeAPIServerSpec(t *testing.T) {
 				"service-account-key-file": "/creds/sa.pub", "service-account-signing-key-file": "/creds/sa.key",
 				"authorization-mode": "RBAC", "disable-admission-plugins": "ServiceAccount,TaintNodesByCondition,StorageObjectInUseProtection",
 			},
-			absent: []string{"advertise-address", "cors-allowed-origins"},
+			// etcdstore writes kube-apiserver's default storage: protobuf,
+			// not encrypted.
+			absent: []string{"advertise-address", "cors-allowed-origins", "storage-media-type", "encryption-provider-config"},
 		},
 		{
 			name: "loopback, CORS",

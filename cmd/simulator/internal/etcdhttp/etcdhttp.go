@@ -43,9 +43,14 @@ import (
 // timeout bounds one request.
 const timeout = 5 * time.Second
 
+// bulkTimeout bounds one request of a bulk client: a transaction of a
+// megabyte on a busy machine.
+const bulkTimeout = 30 * time.Second
+
 // Client is an HTTP client for the etcd of o.
 type Client struct {
 	http *http.Client
+	tls  *tls.Config
 	// Endpoints are the scheme://host of each etcd URL of o, in order.
 	Endpoints []string
 }
@@ -66,14 +71,7 @@ func NewClient(o *config.Options) (*Client, error) {
 		}
 		tlsConfig.RootCAs, tlsConfig.Certificates = pool, []tls.Certificate{pair}
 	}
-	c := &Client{http: &http.Client{
-		Timeout: timeout,
-		// No proxy from the environment: kube-apiserver dials etcd directly.
-		Transport: &http.Transport{TLSClientConfig: tlsConfig, DisableKeepAlives: true},
-		// etcd never redirects; a URL that does is not etcd, and following
-		// it would make the Pod fetch wherever it points.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
+	c := &Client{http: newHTTPClient(tlsConfig, timeout, false), tls: tlsConfig}
 	for i, raw := range strings.Split(o.EtcdURL, ",") {
 		u, err := url.Parse(strings.TrimSpace(raw))
 		if err != nil {
@@ -82,6 +80,23 @@ func NewClient(o *config.Options) (*Client, error) {
 		c.Endpoints = append(c.Endpoints, (&url.URL{Scheme: u.Scheme, Host: u.Host}).String())
 	}
 	return c, nil
+}
+
+func newHTTPClient(tlsConfig *tls.Config, timeout time.Duration, keepAlive bool) *http.Client {
+	return &http.Client{
+		Timeout: timeout,
+		// No proxy from the environment: kube-apiserver dials etcd directly.
+		Transport: &http.Transport{TLSClientConfig: tlsConfig, DisableKeepAlives: !keepAlive, MaxIdleConnsPerHost: 4},
+		// etcd never redirects; a URL that does is not etcd, and following
+		// it would make the Pod fetch wherever it points.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Bulk returns a client of the same etcd for many large requests: its
+// connections are kept between requests, and a request may take longer.
+func (c *Client) Bulk() *Client {
+	return &Client{http: newHTTPClient(c.tls, bulkTimeout, true), tls: c.tls, Endpoints: c.Endpoints}
 }
 
 // Close releases the client's connections.
@@ -108,11 +123,20 @@ type KeyValue struct {
 	Value []byte
 }
 
+// TxnResult is what etcd answered a transaction.
+type TxnResult struct {
+	// Succeeded: its puts were made (no key existed).
+	Succeeded bool
+	// Revision is etcd's revision after it.
+	Revision int64
+}
+
 // CreateAll puts every key of kvs in one transaction, only if none of them
 // exists (etcd's own create-if-absent: CreateRevision == 0). It returns
 // whether they were written. etcd refuses a transaction of more than its
-// --max-txn-ops (128 by default) puts.
-func (c *Client) CreateAll(ctx context.Context, endpoint string, kvs []KeyValue) (bool, error) {
+// --max-txn-ops (128 by default) puts or --max-request-bytes (1.5 MiB):
+// see Batches.
+func (c *Client) CreateAll(ctx context.Context, endpoint string, kvs []KeyValue) (TxnResult, error) {
 	type compare struct {
 		Key            string `json:"key"`
 		Target         string `json:"target"`
@@ -137,27 +161,58 @@ func (c *Client) CreateAll(ctx context.Context, endpoint string, kvs []KeyValue)
 	}
 	body, err := json.Marshal(txn)
 	if err != nil {
-		return false, err
+		return TxnResult{}, err
 	}
 	resp, err := c.do(ctx, http.MethodPost, endpoint+"/v3/kv/txn", body)
 	if err != nil {
-		return false, err
+		return TxnResult{}, err
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
-		return false, fmt.Errorf("/v3/kv/txn answered %d", resp.StatusCode)
+		return TxnResult{}, fmt.Errorf("/v3/kv/txn answered %d", resp.StatusCode)
 	}
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return false, fmt.Errorf("reading etcd's answer: %w", err)
+		return TxnResult{}, fmt.Errorf("reading etcd's answer: %w", err)
 	}
+	// The gateway writes 64-bit integers as strings.
 	var result struct {
+		Header struct {
+			Revision int64 `json:"revision,string"`
+		} `json:"header"`
 		Succeeded bool `json:"succeeded"`
 	}
 	if err := json.Unmarshal(answer, &result); err != nil {
-		return false, fmt.Errorf("decoding etcd's answer: %w", err)
+		return TxnResult{}, fmt.Errorf("decoding etcd's answer: %w", err)
 	}
-	return result.Succeeded, nil
+	return TxnResult{Succeeded: result.Succeeded, Revision: result.Header.Revision}, nil
+}
+
+// Limits of one transaction that etcd's defaults take: --max-txn-ops is
+// 128, and --max-request-bytes 1.5 MiB of the request as gRPC carries it
+// (the keys and values, with a little framing).
+const (
+	MaxTxnOps   = 128
+	MaxTxnBytes = 1 << 20
+)
+
+// Batches splits kvs into transactions of at most maxOps keys and,
+// unless a single key and value are larger, maxBytes of keys and values.
+func Batches(kvs []KeyValue, maxOps, maxBytes int) [][]KeyValue {
+	var out [][]KeyValue
+	start, size := 0, 0
+	for i, kv := range kvs {
+		n := len(kv.Key) + len(kv.Value)
+		if i > start && (i-start == maxOps || size+n > maxBytes) {
+			out = append(out, kvs[start:i])
+			start, size = i, 0
+		}
+		size += n
+	}
+	if start < len(kvs) {
+		out = append(out, kvs[start:])
+	}
+	return out
 }
 
 func (c *Client) do(ctx context.Context, method, u string, body []byte) (*http.Response, error) {

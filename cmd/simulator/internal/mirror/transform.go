@@ -23,6 +23,7 @@ package mirror
 
 import (
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -275,4 +276,44 @@ func Job(j *batchv1.Job, o *Options) bool {
 	}
 	j.Status = batchv1.JobStatus{}
 	return true
+}
+
+// Stored returns c, a copy from Transform of src, as kube-apiserver would
+// store it had it been created through its API, for a write straight into
+// its etcd (see etcdstore), with uid and created as its identity; false
+// for a kind not written so. What admission and the create strategy would
+// have set comes from src, which an apiserver filled the same way: a Pod
+// keeps its priority, preemption policy and overhead (computed there from
+// the classes copied in), and a bound Pod its status, so that kwok does
+// not play its start again; a pending Pod starts Pending, as a create
+// leaves it. A Node has its status already.
+func Stored(src, c Object, uid types.UID, created time.Time) (Object, bool) {
+	var out Object
+	switch c := c.(type) {
+	case *corev1.Node:
+		out = c.DeepCopy()
+	case *corev1.Pod:
+		s := src.(*corev1.Pod)
+		p := c.DeepCopy()
+		p.Spec.Priority, p.Spec.PreemptionPolicy = s.Spec.Priority, s.Spec.PreemptionPolicy
+		p.Spec.Overhead = s.Spec.Overhead
+		p.Generation = 1
+		if p.Spec.NodeName != "" {
+			p.Status = *s.Status.DeepCopy()
+		} else {
+			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: s.Status.QOSClass}
+			if len(p.Spec.SchedulingGates) > 0 {
+				p.Status.Conditions = []corev1.PodCondition{{
+					Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonSchedulingGated,
+					Message: "Scheduling is blocked due to non-empty scheduling gates",
+				}}
+			}
+		}
+		out = p
+	default:
+		return nil, false
+	}
+	out.SetUID(uid)
+	out.SetCreationTimestamp(metav1.NewTime(created))
+	return out, true
 }

@@ -75,6 +75,9 @@ type Config struct {
 	SourceConfig func() (*rest.Config, error)
 	// Inner is a client of the simulator's kube-apiserver, as its admin.
 	Inner kubernetes.Interface
+	// Store, when set, is the inner kube-apiserver's etcd: the first copy
+	// writes Nodes and Pods straight into it (see copyStored).
+	Store Store
 	// Workers, TraceBytes and ShadowWait default to DefaultWorkers,
 	// DefaultTraceBytes and DefaultShadowWait.
 	Workers    int
@@ -154,6 +157,10 @@ type desired struct {
 	rv  string
 	// received is when the source's change arrived.
 	received time.Time
+	// src is the source's object, for a first copy into etcd
+	// (mirror.Stored): the list that holds it is kept until the copy is
+	// done anyway.
+	src mirror.Object
 }
 
 // New returns a mirror of cfg.Source.
@@ -511,7 +518,11 @@ func (m *Mirror) firstList(k *mirror.Kind, list []any) []desired {
 		if !ok {
 			continue
 		}
-		out = append(out, desired{kind: k, obj: c, rv: obj.GetResourceVersion(), received: now})
+		d := desired{kind: k, obj: c, rv: obj.GetResourceVersion(), received: now}
+		if m.stored(k) {
+			d.src = obj
+		}
+		out = append(out, d)
 		m.traceEvent(now, watch.Added, k, obj, c)
 	}
 	return out
@@ -662,6 +673,7 @@ func (m *Mirror) copyAll(ctx context.Context, all []desired) {
 			continue
 		}
 		start := time.Now()
+		items, direct := m.copyTierStored(ctx, items)
 		next := make(chan desired)
 		var wg sync.WaitGroup
 		var failed sync.Map
@@ -694,7 +706,7 @@ func (m *Mirror) copyAll(ctx context.Context, all []desired) {
 			m.queue.AddRateLimited(k.(objKey))
 			return true
 		})
-		logger.Info("Copied a tier", "tier", t, "objects", len(items), "failed", n, "elapsed", time.Since(start).Round(time.Millisecond))
+		logger.Info("Copied a tier", "tier", t, "objects", len(items)+direct, "intoEtcd", direct, "failed", n, "elapsed", time.Since(start).Round(time.Millisecond))
 	}
 }
 

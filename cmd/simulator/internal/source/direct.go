@@ -1,0 +1,230 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package source
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/etcdhttp"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/etcdstore"
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/mirror"
+)
+
+// Store writes straight into the inner kube-apiserver's etcd
+// (etcdstore.Store).
+type Store interface {
+	Key(resource, namespace, name string) string
+	CreateAll(ctx context.Context, kvs []etcdhttp.KeyValue) (etcdhttp.TxnResult, error)
+}
+
+// Of the first copy, Nodes and Pods (all but a few thousand of a large
+// cluster's objects) go straight into etcd, in transactions of up to 128:
+// through the API each is a request that admission, validation and the
+// watch fan-out take one at a time, and a bound Pod a second write, its
+// status by kwok (issue: 50,000 Pods took 5 minutes). What a transaction
+// cannot write (a key exists: the simulator restarted on its data; etcd
+// refused it) goes through the API as before.
+const (
+	// storeInFlight transactions at once: one is encoded while another is
+	// written.
+	storeInFlight = 2
+	// cacheCatchUp bounds the wait for kube-apiserver to serve what was
+	// written.
+	cacheCatchUp = 2 * time.Minute
+)
+
+// stored says whether the first copy writes d's kind into etcd. Not with
+// the workloads: their controllers would see them before kube-controller-
+// manager's informers had digested their Pods, and make them again.
+func (m *Mirror) stored(k *mirror.Kind) bool {
+	return m.cfg.Store != nil && !m.cfg.Source.Workloads && (k.Resource == "nodes" || k.Resource == "pods")
+}
+
+// storeItem is one object of the first copy written into etcd.
+type storeItem struct {
+	d      desired
+	key    objKey
+	stored mirror.Object
+}
+
+// copyStored writes items (each with its source object) into etcd and
+// returns those to write through the API instead. Once written, it waits
+// until kube-apiserver serves them, so that the next tier comes after in
+// every watch (Pods after their Nodes).
+func (m *Mirror) copyStored(ctx context.Context, items []desired) []desired {
+	logger := klog.FromContext(ctx)
+	var viaAPI []desired
+	if items[0].kind.Namespaced {
+		missing := m.ensureNamespaces(ctx, items)
+		for _, d := range items {
+			if missing[d.obj.GetNamespace()] {
+				viaAPI = append(viaAPI, d)
+			}
+		}
+		items = without(items, missing)
+	}
+	now := time.Now()
+	all := make([]storeItem, 0, len(items))
+	kvs := make([]etcdhttp.KeyValue, 0, len(items))
+	for _, d := range items {
+		out, ok := mirror.Stored(d.src, d.obj, uuid.NewUUID(), now)
+		var value []byte
+		var err error
+		if ok {
+			value, err = etcdstore.Encode(out)
+		}
+		if !ok || err != nil {
+			logger.V(2).Info("Not storing an object directly", "object", keyOf(d.kind, d.obj), "err", err)
+			viaAPI = append(viaAPI, d)
+			continue
+		}
+		all = append(all, storeItem{d: d, key: keyOf(d.kind, d.obj), stored: out})
+		kvs = append(kvs, etcdhttp.KeyValue{Key: m.cfg.Store.Key(d.kind.Resource, d.obj.GetNamespace(), d.obj.GetName()), Value: value})
+	}
+	batches := etcdhttp.Batches(kvs, etcdhttp.MaxTxnOps, etcdhttp.MaxTxnBytes)
+	type batch struct{ start, end int }
+	next := make(chan batch)
+	var mu sync.Mutex
+	var revision int64
+	var last *storeItem
+	var wg sync.WaitGroup
+	for range min(storeInFlight, len(batches)) {
+		wg.Go(func() {
+			for b := range next {
+				r, err := m.cfg.Store.CreateAll(ctx, kvs[b.start:b.end])
+				mu.Lock()
+				if err != nil || !r.Succeeded {
+					logger.V(2).Info("A transaction of the copy was not written; its objects go through the API", "objects", b.end-b.start, "err", err)
+					for _, it := range all[b.start:b.end] {
+						viaAPI = append(viaAPI, it.d)
+					}
+					mu.Unlock()
+					continue
+				}
+				if r.Revision > revision {
+					revision, last = r.Revision, &all[b.end-1]
+				}
+				mu.Unlock()
+				for _, it := range all[b.start:b.end] {
+					m.wrote(it.key, it.d, it.stored)
+				}
+			}
+		})
+	}
+	start := 0
+	for _, kv := range batches {
+		select {
+		case next <- batch{start, start + len(kv)}:
+		case <-ctx.Done():
+		}
+		start += len(kv)
+	}
+	close(next)
+	wg.Wait()
+	if last != nil {
+		if err := m.waitServed(ctx, last, revision); err != nil {
+			logger.Info("kube-apiserver does not serve the copy yet; going on", "revision", revision, "err", err)
+		}
+	}
+	return viaAPI
+}
+
+// ensureNamespaces creates, through the API, the namespaces of items that
+// the inner cluster lacks (the copy of the Namespace may be filtered out
+// or not readable): kube-apiserver would serve a Pod written into etcd
+// without its namespace. It returns those it could not create.
+func (m *Mirror) ensureNamespaces(ctx context.Context, items []desired) map[string]bool {
+	missing := map[string]bool{}
+	seen := map[string]bool{}
+	for _, d := range items {
+		ns := d.obj.GetNamespace()
+		if seen[ns] {
+			continue
+		}
+		seen[ns] = true
+		_, err := m.cfg.Inner.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			klog.FromContext(ctx).V(2).Info("Creating a namespace failed; its objects go through the API", "namespace", ns, "err", err)
+			missing[ns] = true
+		}
+	}
+	return missing
+}
+
+func without(items []desired, namespaces map[string]bool) []desired {
+	if len(namespaces) == 0 {
+		return items
+	}
+	out := make([]desired, 0, len(items))
+	for _, d := range items {
+		if !namespaces[d.obj.GetNamespace()] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// waitServed waits until kube-apiserver serves it at revision: a read at a
+// resourceVersion is served from its watch cache once that has reached it.
+func (m *Mirror) waitServed(ctx context.Context, it *storeItem, revision int64) error {
+	opts := metav1.GetOptions{ResourceVersion: strconv.FormatInt(revision, 10)}
+	ns, name := it.key.namespace, it.key.name
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, cacheCatchUp, true, func(ctx context.Context) (bool, error) {
+		var err error
+		switch it.key.resource {
+		case "nodes":
+			_, err = m.cfg.Inner.CoreV1().Nodes().Get(ctx, name, opts)
+		case "pods":
+			_, err = m.cfg.Inner.CoreV1().Pods(ns).Get(ctx, name, opts)
+		default:
+			return false, fmt.Errorf("no read of %s", it.key.resource)
+		}
+		return err == nil, nil
+	})
+}
+
+// copyTierStored writes the objects of a tier that go into etcd and
+// returns the rest, for the API, and how many went into etcd.
+func (m *Mirror) copyTierStored(ctx context.Context, items []desired) ([]desired, int) {
+	byKind := map[*mirror.Kind][]desired{}
+	var rest []desired
+	for _, d := range items {
+		if d.src != nil && m.stored(d.kind) {
+			byKind[d.kind] = append(byKind[d.kind], d)
+		} else {
+			rest = append(rest, d)
+		}
+	}
+	stored := 0
+	for _, ds := range byKind {
+		viaAPI := m.copyStored(ctx, ds)
+		stored += len(ds) - len(viaAPI)
+		rest = append(rest, viaAPI...)
+	}
+	return rest, stored
+}
