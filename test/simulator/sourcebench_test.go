@@ -195,8 +195,8 @@ func BenchmarkSourceSync(b *testing.B) {
 		settled := waitQuiet(b, sim.PID(), 10*time.Minute)
 		b.Logf("sync %d: the mirror was quiet %s after Syncing", i, settled.Round(time.Second))
 		r := driveSource(b, sc, sim, ns, nodes, syncRate, syncFor)
-		b.Logf("sync %d: %d changes in %s, %d missed, mirror RSS at most %d MiB; lag p50/p99: creates %s, relabels %s, deletes %s",
-			i, r.changes, syncFor, r.missed, r.rssMax>>20, p50p99(r.byKind[0]), p50p99(r.byKind[2]), p50p99(r.byKind[3]))
+		b.Logf("sync %d: %d changes in %s, %d missed, mirror RSS at most %d MiB; lag p50/p99: creates %s, relabels %s, deletes %s; all after the source's own watch showed them %s",
+			i, r.changes, syncFor, r.missed, r.rssMax>>20, p50p99(r.byKind[0]), p50p99(r.byKind[2]), p50p99(r.byKind[3]), p50p99(r.afterSource))
 		for name, m := range r.rssByProgram {
 			b.Logf("sync %d: at the largest, %s had %d MiB resident (%d MiB anonymous)", i, name, m.RSS>>20, m.Anon>>20)
 		}
@@ -265,7 +265,11 @@ func percentileOf(sorted []time.Duration, p int) time.Duration {
 // syncRun is what driveSource saw.
 type syncRun struct {
 	// byKind holds the lags by change: 0 create, 2 relabel, 3 delete.
-	byKind          [4][]time.Duration
+	byKind [4][]time.Duration
+	// afterSource holds, of each change, the part of its lag after a
+	// watch on the source showed it: the mirror's own, without the
+	// source's delivery.
+	afterSource     []time.Duration
 	changes, missed int
 	rssMax          int64
 	// rssByProgram is the largest sample's RSS by program.
@@ -292,6 +296,15 @@ func driveSource(tb testing.TB, src kubernetes.Interface, sim *framework.Standal
 		tb.Fatal(err)
 	}
 	defer w.Stop()
+	srcList, err := src.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sw, err := src.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: srcList.ResourceVersion})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer sw.Stop()
 
 	// pending holds each Pod's change not yet seen: its step ("" for its
 	// deletion) and when it was sent. live holds the Pods with none, not
@@ -303,6 +316,8 @@ func driveSource(tb testing.TB, src kubernetes.Interface, sim *framework.Standal
 	}
 	var mu sync.Mutex
 	pending := map[string]change{}
+	// shownBySource is when the source's watch showed each Pod's step.
+	shownBySource := map[string]time.Time{}
 	var live []string
 	var run syncRun
 	seen := func(pod, step string) {
@@ -310,6 +325,9 @@ func driveSource(tb testing.TB, src kubernetes.Interface, sim *framework.Standal
 		defer mu.Unlock()
 		if c, ok := pending[pod]; ok && c.step == step {
 			run.byKind[c.kind] = append(run.byKind[c.kind], time.Since(c.sent))
+			if t, ok := shownBySource[pod+"\x00"+step]; ok {
+				run.afterSource = append(run.afterSource, time.Since(t))
+			}
 			delete(pending, pod)
 			if step != "" {
 				live = append(live, pod)
@@ -328,6 +346,23 @@ func driveSource(tb testing.TB, src kubernetes.Interface, sim *framework.Standal
 			case watch.Deleted:
 				seen(p.Name, "")
 			}
+		}
+	}()
+	go func() {
+		for ev := range sw.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			step := p.Labels["step"]
+			if ev.Type == watch.Deleted {
+				step = ""
+			}
+			mu.Lock()
+			if _, ok := shownBySource[p.Name+"\x00"+step]; !ok {
+				shownBySource[p.Name+"\x00"+step] = time.Now()
+			}
+			mu.Unlock()
 		}
 	}()
 	done := make(chan struct{})
