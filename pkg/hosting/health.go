@@ -88,10 +88,12 @@ func (rt *healthRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 		// The caller gave up (a watch stopped, a request's deadline):
 		// nothing learnt of the cluster.
 		if req.Context().Err() == nil {
-			rt.health.set(fmt.Errorf("%w: %s %s: %w", ErrUnreachable, req.Method, req.URL.Host, err))
+			rt.health.set(fmt.Errorf("%w: %s: %w", ErrUnreachable, req.URL.Host, err))
 		}
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		rt.health.set(fmt.Errorf("%w: %s %s answered %s", ErrRefused, req.Method, req.URL.Path, resp.Status))
+		// Neither method nor path: the error is the cluster's, and a
+		// message that changed with every request would be a change.
+		rt.health.set(fmt.Errorf("%w: %s answered %s", ErrRefused, req.URL.Host, resp.Status))
 	case resp.StatusCode < http.StatusInternalServerError:
 		// Reached, and the credentials accepted. A 5xx tells neither:
 		// the last state stands.
