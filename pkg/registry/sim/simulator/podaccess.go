@@ -38,7 +38,8 @@ import (
 // spec.etcdPersistentVolumeClaimName from being a way around host RBAC: the
 // server creates the Pod with its own account, so a caller who shapes that
 // Pod must be allowed to create Pods in the namespace himself, as with a
-// Deployment. Likewise for the Secrets a spec names (checkSecrets). The check is a SubjectAccessReview for the caller (user,
+// Deployment; and a caller who names a Secret must be allowed to get it
+// (checkSecrets). The checks are SubjectAccessReviews for the caller (user,
 // groups, uid, extra), made by the host through the delegated authorizer.
 type podAccess struct {
 	authorizer authorizer.Authorizer
