@@ -215,7 +215,7 @@ func (c completedConfig) New() (*Server, error) {
 
 func (c completedConfig) storage() (map[string]rest.Storage, error) {
 	access := inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Secrets())
-	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, simulator.Host{
+	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, c.ExtraConfig.Validation, simulator.Host{
 		Pods:       c.ExtraConfig.HostCache,
 		PodsClient: c.ExtraConfig.HostClient.CoreV1(),
 		Access:     access,

@@ -50,7 +50,7 @@ func TestExamplesAreValid(t *testing.T) {
 			switch o := obj.(type) {
 			case *sim.Simulator:
 				o.Namespace = "default"
-				errs = validation.ValidateSimulator(o)
+				errs = validation.ValidateSimulator(o, validation.DefaultOptions())
 			case *sim.NodePool:
 				o.Namespace = "default"
 				errs = validation.ValidateNodePool(o, validation.DefaultOptions())

@@ -80,6 +80,22 @@ func OwnedByName(obj metav1.Object, name string) bool {
 	return ref != nil && ref.Name == name
 }
 
+// Owner tells the host objects a simulator made from others that carry its
+// label: by owner reference in the cluster that serves the API
+// (ReferenceOwner), by the server's signature in a hosting cluster
+// (SignedOwner).
+type Owner interface {
+	// Owns says whether obj is the simulator's.
+	Owns(obj metav1.Object) bool
+}
+
+// ReferenceOwner is the simulator of that UID, which owns the objects it
+// controls (OwnedBy).
+type ReferenceOwner types.UID
+
+// Owns says whether the simulator controls obj.
+func (o ReferenceOwner) Owns(obj metav1.Object) bool { return OwnedBy(obj, types.UID(o)) }
+
 // AnnotationNotOwned is set on a simulator by the reconciler while one of
 // the simulator's host object names is taken by an object the simulator does
 // not control. The reconciler then makes nothing (the Pod would mount a

@@ -59,6 +59,18 @@ const (
 	AnnotationInnerStateReset = "sim.x-k8s.io/inner-state-reset"
 )
 
+// Annotations on a simulator's objects in a hosting cluster (spec.hosting),
+// in place of an owner reference: a simulator of that UID does not exist
+// there, and a hosting cluster that also serves this API would collect the
+// objects as orphans.
+const (
+	// AnnotationOwner is "<serving namespace>/<simulator name>/<simulator UID>".
+	AnnotationOwner = "sim.x-k8s.io/owner"
+	// AnnotationOwnerSignature is the server's HMAC of the object and its
+	// owner (backing.Signer), which only the server's replicas can make.
+	AnnotationOwnerSignature = "sim.x-k8s.io/owner-signature"
+)
+
 // ServerAnnotations are the annotations only the server writes.
 var ServerAnnotations = []string{AnnotationNotOwned, AnnotationObservedStatus, AnnotationSourceStatus, AnnotationInnerStateReset}
 

@@ -33,7 +33,8 @@ type Simulator struct {
 	Status SimulatorStatus
 }
 
-// SimulatorSpec follows KEP-159. All fields may be updated; an update replaces the Pod.
+// SimulatorSpec follows KEP-159. All fields but Hosting may be updated; an
+// update replaces the Pod.
 type SimulatorSpec struct {
 	// KubeAPIServerPort is the port of the simulator's inner kube-apiserver (env KUBE_API_PORT).
 	KubeAPIServerPort int32
@@ -62,6 +63,19 @@ type SimulatorSpec struct {
 	PodTemplate *corev1.PodTemplateSpec
 	// Source is a cluster the simulator mirrors; nil means none.
 	Source *SimulatorSource
+	// Hosting is another cluster that runs the simulator's Pod; nil means
+	// the cluster that serves the API. Immutable.
+	Hosting *SimulatorHosting
+}
+
+// SimulatorHosting is a cluster other than the serving one that runs a
+// simulator's Pod, Service, credentials Secret and NetworkPolicy.
+type SimulatorHosting struct {
+	// SecretName is a Secret of the simulator's namespace with a kubeconfig
+	// (key "kubeconfig") of the hosting cluster.
+	SecretName string
+	// Namespace is the hosting cluster's namespace of those objects.
+	Namespace string
 }
 
 // SourceMode says whether a source is read once or followed.

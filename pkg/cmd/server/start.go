@@ -83,6 +83,9 @@ type Options struct {
 	Namespace string
 	// MaxNodePoolReplicas bounds nodepool spec.replicas.
 	MaxNodePoolReplicas int32
+	// EnableHosting admits simulators with spec.hosting (issue 36): off
+	// until the server runs them in their hosting cluster.
+	EnableHosting bool
 	// Limits are the server's limits per namespace, beside the host's
 	// ResourceQuotas.
 	Limits *limits.Options
@@ -135,6 +138,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	o.ServerRun.AddUniversalFlags(flags)
 	flags.StringVar(&o.Namespace, "namespace", o.Namespace, "The server's own namespace in the host cluster, where it keeps its records (default: $POD_NAMESPACE, else "+DefaultNamespace+").")
 	flags.Int32Var(&o.MaxNodePoolReplicas, "max-nodepool-replicas", o.MaxNodePoolReplicas, "Upper bound of a nodepool's spec.replicas.")
+	flags.BoolVar(&o.EnableHosting, "enable-hosting", o.EnableHosting, "Admit simulators (and scenarios) with spec.hosting, run in another cluster. Off, creating one is refused as invalid.")
 	o.Limits.AddFlags(flags)
 	flags.StringVar(&o.ExternalServerURL, "external-server-url", o.ExternalServerURL, "The host apiserver's URL as users reach it, put in the kubeconfigs of simulators/kubeconfig (default: the URL this server reaches the host at, from --kubeconfig or in-cluster).")
 	flags.StringVar(&o.ExternalServerCAFile, "external-server-ca-file", o.ExternalServerCAFile, "CA bundle of the host apiserver at --external-server-url (default: the CA of --kubeconfig or of the in-cluster config).")
@@ -244,7 +248,7 @@ func (o *Options) Config() (*apiserver.Config, error) {
 				// Lists cost API Priority and Fairness seats by what they read.
 				CountTracker: serverConfig.StorageObjectCountTracker,
 			},
-			Validation: validation.Options{MaxNodePoolReplicas: o.MaxNodePoolReplicas},
+			Validation: o.validationOptions(),
 			HostClient: hostClient,
 			HostCache:  hostCache,
 			Records:    records,
@@ -255,6 +259,12 @@ func (o *Options) Config() (*apiserver.Config, error) {
 			},
 		},
 	}, nil
+}
+
+// validationOptions are the flags' rules of validation, which the
+// strategies of every resource apply.
+func (o *Options) validationOptions() validation.Options {
+	return validation.Options{MaxNodePoolReplicas: o.MaxNodePoolReplicas, Hosting: o.EnableHosting}
 }
 
 // servingCert is the certificate every replica serves, from the Secret

@@ -82,6 +82,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &simv1alpha1.ShadowSchedulingStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Simulator"):
 		return &simv1alpha1.SimulatorApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("SimulatorHosting"):
+		return &simv1alpha1.SimulatorHostingApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("SimulatorSource"):
 		return &simv1alpha1.SimulatorSourceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("SimulatorSourceStatus"):

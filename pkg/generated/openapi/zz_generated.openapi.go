@@ -386,6 +386,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.ScenarioWait{}.OpenAPIModelName():                     schema_pkg_apis_sim_v1alpha1_ScenarioWait(ref),
 		v1alpha1.ShadowSchedulingStatus{}.OpenAPIModelName():           schema_pkg_apis_sim_v1alpha1_ShadowSchedulingStatus(ref),
 		v1alpha1.Simulator{}.OpenAPIModelName():                        schema_pkg_apis_sim_v1alpha1_Simulator(ref),
+		v1alpha1.SimulatorHosting{}.OpenAPIModelName():                 schema_pkg_apis_sim_v1alpha1_SimulatorHosting(ref),
 		v1alpha1.SimulatorKubeconfigOptions{}.OpenAPIModelName():       schema_pkg_apis_sim_v1alpha1_SimulatorKubeconfigOptions(ref),
 		v1alpha1.SimulatorList{}.OpenAPIModelName():                    schema_pkg_apis_sim_v1alpha1_SimulatorList(ref),
 		v1alpha1.SimulatorProxyOptions{}.OpenAPIModelName():            schema_pkg_apis_sim_v1alpha1_SimulatorProxyOptions(ref),
@@ -19711,6 +19712,36 @@ func schema_pkg_apis_sim_v1alpha1_Simulator(ref common.ReferenceCallback) common
 	}
 }
 
+func schema_pkg_apis_sim_v1alpha1_SimulatorHosting(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SimulatorHosting is a cluster other than the one that serves this API, where a simulator runs.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"secretName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SecretName names a Secret in the simulator's namespace with a kubeconfig (key \"kubeconfig\") of the hosting cluster: inline credentials and CA (no files, exec or auth-provider plugins, proxy) and an https server. The server acts there with it, so the caller must be allowed to get that Secret.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Namespace is the namespace of the hosting cluster where the simulator's objects are made.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"secretName", "namespace"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_sim_v1alpha1_SimulatorKubeconfigOptions(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -19993,7 +20024,7 @@ func schema_pkg_apis_sim_v1alpha1_SimulatorSpec(ref common.ReferenceCallback) co
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "SimulatorSpec follows KEP-159. All fields may be updated; an update replaces the Pod.",
+				Description: "SimulatorSpec follows KEP-159. All fields but hosting may be updated; an update replaces the Pod.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"kubeAPIServerPort": {
@@ -20076,11 +20107,17 @@ func schema_pkg_apis_sim_v1alpha1_SimulatorSpec(ref common.ReferenceCallback) co
 							Ref:         ref(v1alpha1.SimulatorSource{}.OpenAPIModelName()),
 						},
 					},
+					"hosting": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Hosting is another cluster that runs the simulator's Pod, Service, credentials Secret and NetworkPolicy, in hosting.namespace there; the accounts of simulators/kubeconfig stay in this cluster. Absent means the cluster that serves this API. Immutable: moving a simulator would leave its objects behind in the first cluster.",
+							Ref:         ref(v1alpha1.SimulatorHosting{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			corev1.PodTemplateSpec{}.OpenAPIModelName(), v1alpha1.SimulatorSource{}.OpenAPIModelName()},
+			corev1.PodTemplateSpec{}.OpenAPIModelName(), v1alpha1.SimulatorHosting{}.OpenAPIModelName(), v1alpha1.SimulatorSource{}.OpenAPIModelName()},
 	}
 }
 

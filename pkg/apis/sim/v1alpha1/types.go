@@ -39,7 +39,8 @@ type Simulator struct {
 	Status SimulatorStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
-// SimulatorSpec follows KEP-159. All fields may be updated; an update replaces the Pod.
+// SimulatorSpec follows KEP-159. All fields but hosting may be updated; an
+// update replaces the Pod.
 type SimulatorSpec struct {
 	// KubeAPIServerPort is the port of the simulator's inner kube-apiserver.
 	// Passed to the "simulator" container as env KUBE_API_PORT. Defaults to 3131.
@@ -100,6 +101,27 @@ type SimulatorSpec struct {
 	// and status.source says how the mirror stands.
 	// +optional
 	Source *SimulatorSource `json:"source,omitempty" protobuf:"bytes,9,opt,name=source"`
+	// Hosting is another cluster that runs the simulator's Pod, Service,
+	// credentials Secret and NetworkPolicy, in hosting.namespace there;
+	// the accounts of simulators/kubeconfig stay in this cluster. Absent
+	// means the cluster that serves this API. Immutable: moving a
+	// simulator would leave its objects behind in the first cluster.
+	// +optional
+	Hosting *SimulatorHosting `json:"hosting,omitempty" protobuf:"bytes,11,opt,name=hosting"`
+}
+
+// SimulatorHosting is a cluster other than the one that serves this API,
+// where a simulator runs.
+type SimulatorHosting struct {
+	// SecretName names a Secret in the simulator's namespace with a
+	// kubeconfig (key "kubeconfig") of the hosting cluster: inline
+	// credentials and CA (no files, exec or auth-provider plugins, proxy)
+	// and an https server. The server acts there with it, so the caller
+	// must be allowed to get that Secret.
+	SecretName string `json:"secretName" protobuf:"bytes,1,opt,name=secretName"`
+	// Namespace is the namespace of the hosting cluster where the
+	// simulator's objects are made.
+	Namespace string `json:"namespace" protobuf:"bytes,2,opt,name=namespace"`
 }
 
 // SourceMode says whether a source is read once or followed.

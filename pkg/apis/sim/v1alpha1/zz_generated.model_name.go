@@ -157,6 +157,11 @@ func (in Simulator) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in SimulatorHosting) OpenAPIModelName() string {
+	return "io.x-k8s.sim.v1alpha1.SimulatorHosting"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in SimulatorKubeconfigOptions) OpenAPIModelName() string {
 	return "io.x-k8s.sim.v1alpha1.SimulatorKubeconfigOptions"
 }

@@ -41,6 +41,7 @@ func FuzzValidate(f *testing.F) {
 		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"example","namespace":"default"},"spec":{"corsAllowedOriginList":["http://localhost:3000"]}}`,
 		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"x","namespace":"d"},"spec":{"etcdURL":"https://etcd:2379","kubeAPIServerPort":2379,"image":"a/b:c","podTemplate":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"simulator","args":["-v"]},{"name":"sidecar","image":"x"}]}}}}`,
 		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"Bad.Name","namespace":""},"spec":{"kubeAPIServerPort":70000,"etcdURL":"ftp://x","corsAllowedOriginList":["*","http://a:99999"]}}`,
+		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"h","namespace":"d"},"spec":{"hosting":{"secretName":"cluster-b","namespace":"Bad.NS"}}}`,
 		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"NodePool","metadata":{"name":"workers","namespace":"default"},"spec":{"simulatorName":"example","replicas":100,"template":{"metadata":{"labels":{"topology.kubernetes.io/zone":"zone-{{ mod .Index 3 }}"}},"spec":{"podCIDR":"{{ AddCIDR \"10.128.0.0/24\" .Index }}","taints":[{"key":"k","value":"v","effect":"NoSchedule"}]},"status":{"capacity":{"cpu":"16","memory":"64Gi","pods":"110"},"allocatable":{"cpu":"17"}}}}}`,
 		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"NodePool","metadata":{"name":"p","namespace":"d"},"spec":{"simulatorName":"","replicas":-1,"template":{"metadata":{"annotations":{"a":"{{ range 9 }}x{{ end }}"}},"spec":{"providerID":"{{ .Nope }}"}}}}`,
 		`{"apiVersion":"sim.x-k8s.io/v1alpha1","kind":"Simulator","metadata":{"name":"x","namespace":"d","labels":{"records.sim.x-k8s.io/name":"y"},"finalizers":["a/b"]},"spec":null}`,
@@ -57,7 +58,7 @@ func FuzzValidate(f *testing.F) {
 		var errs field.ErrorList
 		switch o := obj.(type) {
 		case *sim.Simulator:
-			errs = append(validation.ValidateSimulator(o), validation.ValidateSimulatorUpdate(o, o)...)
+			errs = append(validation.ValidateSimulator(o, validation.DefaultOptions()), validation.ValidateSimulatorUpdate(o, o)...)
 		case *sim.NodePool:
 			opts := validation.DefaultOptions()
 			errs = append(validation.ValidateNodePool(o, opts), validation.ValidateNodePoolUpdate(o, o, opts)...)

@@ -118,6 +118,8 @@ func validatePercent(p int32, fldPath *field.Path) field.ErrorList {
 func validateScenarioSpec(spec *sim.ScenarioSpec, scenario string, opts Options, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	allErrs = append(allErrs, validateSimulatorSpec(&spec.Simulator, fldPath.Child("simulator"))...)
+	// The variants' simulators are made from spec.simulator whole.
+	allErrs = append(allErrs, validateHostingEnabled(&spec.Simulator, opts, fldPath.Child("simulator"))...)
 	if spec.Simulator.PodTemplate != nil {
 		allErrs = append(allErrs, ValidatePodTemplate(spec.Simulator.PodTemplate, fldPath.Child("simulator", "podTemplate"))...)
 	}

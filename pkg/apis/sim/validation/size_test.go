@@ -38,11 +38,11 @@ func TestObjectSizeLimits(t *testing.T) {
 	t.Run("simulator with large annotations", func(t *testing.T) {
 		s := validSimulator()
 		s.Annotations = annotations(70)
-		if diff := cmp.Diff([]string{"FieldValueTooLong metadata"}, errs(ValidateSimulator(s))); diff != "" {
+		if diff := cmp.Diff([]string{"FieldValueTooLong metadata"}, errs(ValidateSimulator(s, DefaultOptions()))); diff != "" {
 			t.Errorf("errors (-want +got):\n%s", diff)
 		}
 		s.Annotations = annotations(60)
-		if got := errs(ValidateSimulator(s)); len(got) > 0 {
+		if got := errs(ValidateSimulator(s, DefaultOptions())); len(got) > 0 {
 			t.Errorf("a simulator under the limit: %v", got)
 		}
 	})

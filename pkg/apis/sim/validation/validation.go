@@ -43,9 +43,13 @@ const DefaultMaxNodePoolReplicas = 10000
 type Options struct {
 	// MaxNodePoolReplicas bounds a nodepool's spec.replicas.
 	MaxNodePoolReplicas int32
+	// Hosting admits new simulators with spec.hosting (--enable-hosting):
+	// until the server runs hosted simulators, one would never start.
+	Hosting bool
 }
 
-// DefaultOptions are the limits used when the server sets none.
+// DefaultOptions are the limits used when the server sets none; they
+// admit no spec.hosting.
 func DefaultOptions() Options {
 	return Options{MaxNodePoolReplicas: DefaultMaxNodePoolReplicas}
 }
@@ -68,17 +72,22 @@ func ValidateSimulatorName(name string, prefix bool) []string {
 }
 
 // ValidateSimulator validates a new simulator.
-func ValidateSimulator(s *sim.Simulator) field.ErrorList {
+func ValidateSimulator(s *sim.Simulator, opts Options) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMeta(&s.ObjectMeta, true, ValidateSimulatorName, field.NewPath("metadata"))
 	allErrs = append(allErrs, validateSimulatorSpec(&s.Spec, field.NewPath("spec"))...)
+	allErrs = append(allErrs, validateHostingEnabled(&s.Spec, opts, field.NewPath("spec"))...)
 	allErrs = append(allErrs, validateSize(&s.ObjectMeta, &s.Spec, nil, nil, MaxSimulatorBytes)...)
 	return allErrs
 }
 
-// ValidateSimulatorUpdate validates an update. Every spec field may change.
+// ValidateSimulatorUpdate validates an update. Every spec field but
+// spec.hosting may change: the objects made in one hosting cluster would be
+// left behind by a move to another. A simulator made while the server
+// admitted spec.hosting stays updatable (its finalizer must go) after.
 func ValidateSimulatorUpdate(newObj, oldObj *sim.Simulator) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&newObj.ObjectMeta, &oldObj.ObjectMeta, field.NewPath("metadata"))
 	allErrs = append(allErrs, validateSimulatorSpec(&newObj.Spec, field.NewPath("spec"))...)
+	allErrs = append(allErrs, apimachineryvalidation.ValidateImmutableField(newObj.Spec.Hosting, oldObj.Spec.Hosting, field.NewPath("spec", "hosting"))...)
 	allErrs = append(allErrs, validateSize(&newObj.ObjectMeta, &newObj.Spec, &oldObj.ObjectMeta, &oldObj.Spec, MaxSimulatorBytes)...)
 	return allErrs
 }
@@ -145,7 +154,38 @@ func validateSimulatorSpec(spec *sim.SimulatorSpec, fldPath *field.Path) field.E
 	if spec.Source != nil {
 		allErrs = append(allErrs, validateSource(spec.Source, fldPath.Child("source"))...)
 	}
+	if spec.Hosting != nil {
+		allErrs = append(allErrs, validateHosting(spec.Hosting, fldPath.Child("hosting"))...)
+	}
 	return allErrs
+}
+
+func validateHosting(h *sim.SimulatorHosting, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if h.SecretName == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("secretName"), "the Secret with the hosting cluster's kubeconfig"))
+	} else {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(h.SecretName, false) {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("secretName"), h.SecretName, msg))
+		}
+	}
+	if h.Namespace == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("namespace"), "the hosting cluster's namespace of the simulator's objects"))
+	} else {
+		for _, msg := range apimachineryvalidation.ValidateNamespaceName(h.Namespace, false) {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("namespace"), h.Namespace, msg))
+		}
+	}
+	return allErrs
+}
+
+// validateHostingEnabled refuses a new spec.hosting (at fldPath.hosting)
+// while the server does not admit it (Options.Hosting).
+func validateHostingEnabled(spec *sim.SimulatorSpec, opts Options, fldPath *field.Path) field.ErrorList {
+	if spec.Hosting == nil || opts.Hosting {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(fldPath.Child("hosting"), "hosting clusters are not enabled on this server (--enable-hosting)")}
 }
 
 // Bounds of a source.

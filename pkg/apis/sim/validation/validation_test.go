@@ -56,6 +56,13 @@ func validSource() *sim.SimulatorSource {
 	return &sim.SimulatorSource{SecretName: "source", Mode: sim.SourceModeOnce, QPS: 50}
 }
 
+// withHosting admits spec.hosting, as a server with --enable-hosting does.
+func withHosting() Options {
+	opts := DefaultOptions()
+	opts.Hosting = true
+	return opts
+}
+
 func TestValidateSimulator(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -166,12 +173,30 @@ func TestValidateSimulator(t *testing.T) {
 		{name: "pod template names the pod", mutate: func(s *sim.Simulator) {
 			s.Spec.PodTemplate = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "y"}}
 		}, want: []string{"FieldValueForbidden spec.podTemplate.metadata.name", "FieldValueForbidden spec.podTemplate.metadata.namespace"}},
+		{name: "hosting", mutate: func(s *sim.Simulator) {
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b.kubeconfig", Namespace: "sims"}
+		}},
+		{name: "hosting needs both fields", mutate: func(s *sim.Simulator) { s.Spec.Hosting = &sim.SimulatorHosting{} },
+			want: []string{"FieldValueRequired spec.hosting.secretName", "FieldValueRequired spec.hosting.namespace"}},
+		{name: "hosting Secret without a namespace", mutate: func(s *sim.Simulator) {
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b"}
+		}, want: []string{"FieldValueRequired spec.hosting.namespace"}},
+		{name: "hosting namespace without a Secret", mutate: func(s *sim.Simulator) {
+			s.Spec.Hosting = &sim.SimulatorHosting{Namespace: "sims"}
+		}, want: []string{"FieldValueRequired spec.hosting.secretName"}},
+		{name: "hosting names", mutate: func(s *sim.Simulator) {
+			// A Secret's name is a DNS subdomain, a namespace's a DNS label.
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "Not_A_Name", Namespace: "sims.team-a"}
+		}, want: []string{"FieldValueInvalid spec.hosting.secretName", "FieldValueInvalid spec.hosting.namespace"}},
+		{name: "hosting namespace too long", mutate: func(s *sim.Simulator) {
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: strings.Repeat("n", 64)}
+		}, want: []string{"FieldValueInvalid spec.hosting.namespace"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := validSimulator()
 			tc.mutate(s)
-			if diff := cmp.Diff(tc.want, errs(ValidateSimulator(s))); diff != "" {
+			if diff := cmp.Diff(tc.want, errs(ValidateSimulator(s, withHosting()))); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})
@@ -190,6 +215,75 @@ func TestValidateSimulatorUpdate(t *testing.T) {
 	updated.Spec.SimulatorServerPort = 6443
 	if diff := cmp.Diff([]string{"FieldValueDuplicate spec.simulatorServerPort"}, errs(ValidateSimulatorUpdate(updated, old))); diff != "" {
 		t.Errorf("update is validated like create (-want +got):\n%s", diff)
+	}
+}
+
+// TestHostingImmutable: spec.hosting can be neither set, removed nor
+// changed by an update, and an update that keeps it is valid.
+func TestHostingImmutable(t *testing.T) {
+	hosted := func(secret, namespace string) *sim.Simulator {
+		s := validSimulator()
+		s.ResourceVersion = "1"
+		if secret != "" {
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: secret, Namespace: namespace}
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new *sim.Simulator
+		want     []string
+	}{
+		{name: "kept", old: hosted("cluster-b", "sims"), new: hosted("cluster-b", "sims")},
+		{name: "set", old: hosted("", ""), new: hosted("cluster-b", "sims"), want: []string{"FieldValueInvalid spec.hosting"}},
+		{name: "removed", old: hosted("cluster-b", "sims"), new: hosted("", ""), want: []string{"FieldValueInvalid spec.hosting"}},
+		{name: "another Secret", old: hosted("cluster-b", "sims"), new: hosted("cluster-c", "sims"), want: []string{"FieldValueInvalid spec.hosting"}},
+		{name: "another namespace", old: hosted("cluster-b", "sims"), new: hosted("cluster-b", "other"), want: []string{"FieldValueInvalid spec.hosting"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.new.Spec.Image = "example.com/other:v2" // a change beside it
+			got := ValidateSimulatorUpdate(tc.new, tc.old)
+			if diff := cmp.Diff(tc.want, errs(got)); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+			for _, e := range got {
+				if !strings.Contains(e.Detail, "immutable") {
+					t.Errorf("error %q does not say the field is immutable", e.Error())
+				}
+			}
+		})
+	}
+}
+
+// TestHostingNotEnabled: a server without --enable-hosting refuses a new
+// simulator with spec.hosting, and a scenario whose variants would be one,
+// as invalid on that field; an update of one made before is not refused.
+func TestHostingNotEnabled(t *testing.T) {
+	s := validSimulator()
+	s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims"}
+	got := ValidateSimulator(s, DefaultOptions())
+	if diff := cmp.Diff([]string{"FieldValueForbidden spec.hosting"}, errs(got)); diff != "" {
+		t.Errorf("simulator errors (-want +got):\n%s", diff)
+	} else if !strings.Contains(got[0].Detail, "hosting clusters are not enabled on this server") {
+		t.Errorf("error %q does not say hosting is not enabled", got[0].Error())
+	}
+	if got := errs(ValidateSimulator(s, withHosting())); len(got) != 0 {
+		t.Errorf("enabled: %v, want none", got)
+	}
+	updated := s.DeepCopy()
+	updated.ResourceVersion, s.ResourceVersion = "1", "1"
+	updated.Finalizers = nil
+	if got := errs(ValidateSimulatorUpdate(updated, s)); len(got) != 0 {
+		t.Errorf("update of a hosted simulator: %v, want none", got)
+	}
+
+	scn := validScenario()
+	scn.Spec.Simulator.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims"}
+	if diff := cmp.Diff([]string{"FieldValueForbidden spec.simulator.hosting"}, errs(ValidateScenario(scn, DefaultOptions()))); diff != "" {
+		t.Errorf("scenario errors (-want +got):\n%s", diff)
+	}
+	if got := errs(ValidateScenario(scn, withHosting())); len(got) != 0 {
+		t.Errorf("scenario, enabled: %v, want none", got)
 	}
 }
 

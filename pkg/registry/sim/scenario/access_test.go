@@ -79,6 +79,13 @@ func TestAccess(t *testing.T) {
 		want: []string{"create simulators.sim.x-k8s.io", "get secrets prod", "create pods"},
 		deny: "create pods", wantMsg: "spec.simulator.image",
 	}, {
+		name: "variants in a hosting cluster: get its kubeconfig Secret",
+		s: withVariants(func(s *sim.ScenarioSpec) {
+			s.Simulator.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims"}
+		}),
+		want: []string{"create simulators.sim.x-k8s.io", "get secrets cluster-b"},
+		deny: "get secrets cluster-b", wantMsg: "spec.simulator.hosting.secretName",
+	}, {
 		name: "simulators and pools: drive each simulator's API, create nodepools",
 		s: withVariants(func(s *sim.ScenarioSpec) {
 			s.Variants, s.Simulators = nil, []string{"alpha", "beta"}

@@ -38,7 +38,8 @@ import (
 // spec.etcdPersistentVolumeClaimName from being a way around host RBAC: the
 // server creates the Pod with its own account, so a caller who shapes that
 // Pod must be allowed to create Pods in the namespace himself, as with a
-// Deployment. The check is a SubjectAccessReview for the caller (user,
+// Deployment; and a caller who names a Secret must be allowed to get it
+// (checkSecrets). The checks are SubjectAccessReviews for the caller (user,
 // groups, uid, extra), made by the host through the delegated authorizer.
 type podAccess struct {
 	authorizer authorizer.Authorizer
@@ -76,36 +77,48 @@ func (a podAccess) check(ctx context.Context, t Target, fldPath string) error {
 		fmt.Sprintf("which a simulator that sets %[1]s.podTemplate, %[1]s.image or %[1]s.etcdPersistentVolumeClaimName needs (its Pod is shaped, or mounts a claim, as the caller says)", fldPath))
 }
 
+// namedSecret is a Secret a spec names and what the server does with it.
+type namedSecret struct {
+	name, use string
+}
+
+const mounted = "the Secret is mounted into the simulator's Pod"
+
 // secretsNamed are the Secrets a spec at fldPath names for the server to
-// mount into the Pod it makes, by the field that names them.
-func secretsNamed(spec *sim.SimulatorSpec, fldPath string) map[string]string {
-	named := map[string]string{}
+// use in the caller's stead, by the field that names them.
+func secretsNamed(spec *sim.SimulatorSpec, fldPath string) map[string]namedSecret {
+	named := map[string]namedSecret{}
 	if name := spec.EtcdTLSSecretName; name != "" {
-		named[fldPath+".etcdTLSSecretName"] = name
+		named[fldPath+".etcdTLSSecretName"] = namedSecret{name, mounted}
 	}
 	if spec.Source != nil && spec.Source.SecretName != "" {
-		named[fldPath+".source.secretName"] = spec.Source.SecretName
+		named[fldPath+".source.secretName"] = namedSecret{spec.Source.SecretName, mounted}
+	}
+	if spec.Hosting != nil && spec.Hosting.SecretName != "" {
+		named[fldPath+".hosting.secretName"] = namedSecret{spec.Hosting.SecretName,
+			"the server acts in the hosting cluster with the Secret's kubeconfig"}
 	}
 	return named
 }
 
 // checkSecrets: the server mounts the Secrets a spec names into the Pod it
-// makes, so naming one needs the caller's own get on it, as mounting it into
-// a Pod of their own would. Only the names old did not already hold are
+// makes, or acts with the credentials they hold, so naming one needs the
+// caller's own get on it, as mounting it into a Pod of their own or reading
+// those credentials would. Only the names old did not already hold are
 // checked: whoever named those was checked then.
 func (a podAccess) checkSecrets(ctx context.Context, t Target, spec, old *sim.SimulatorSpec, fldPath string) error {
-	var before map[string]string
+	var before map[string]namedSecret
 	if old != nil {
 		before = secretsNamed(old, fldPath)
 	}
 	named := secretsNamed(spec, fldPath)
 	for _, fld := range slices.Sorted(maps.Keys(named)) {
-		name := named[fld]
-		if before[fld] == name {
+		secret := named[fld]
+		if before[fld].name == secret.name {
 			continue
 		}
-		if err := a.allowed(ctx, t, authorizer.AttributesRecord{Verb: "get", APIVersion: "v1", Resource: "secrets", Name: name},
-			fmt.Sprintf("which %s needs (the Secret is mounted into the simulator's Pod)", fld)); err != nil {
+		if err := a.allowed(ctx, t, authorizer.AttributesRecord{Verb: "get", APIVersion: "v1", Resource: "secrets", Name: secret.name},
+			fmt.Sprintf("which %s needs (%s)", fld, secret.use)); err != nil {
 			return err
 		}
 	}

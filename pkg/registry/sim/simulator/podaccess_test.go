@@ -81,3 +81,50 @@ func TestClaimNeedsCreatePods(t *testing.T) {
 		})
 	}
 }
+
+// TestHostingSecretNeedsGet: naming the hosting cluster's kubeconfig Secret
+// needs the caller's get on it, as the other Secrets a spec names do; a
+// refusal is a 403 naming the Secret and spec.hosting.secretName, and an
+// update that keeps it is not checked again.
+func TestHostingSecretNeedsGet(t *testing.T) {
+	ctx := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{Name: "tenant"})
+	hosted := func() *sim.Simulator {
+		s := &sim.Simulator{Spec: sim.SimulatorSpec{Image: version.SimulatorImage(),
+			Hosting: &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims"}}}
+		s.Name, s.Namespace = "s", "ns"
+		return s
+	}
+	for _, decision := range []authorizer.Decision{authorizer.DecisionAllow, authorizer.DecisionDeny} {
+		var asked []authorizer.Attributes
+		a := podAccess{authorizer: authorizer.AuthorizerFunc(func(_ context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
+			asked = append(asked, attrs)
+			return decision, "no RBAC", nil
+		})}
+		err := a.createValidation(nil)(ctx, hosted())
+		if len(asked) != 1 || asked[0].GetVerb() != "get" || asked[0].GetResource() != "secrets" || asked[0].GetName() != "cluster-b" ||
+			asked[0].GetNamespace() != "ns" || asked[0].GetUser().GetName() != "tenant" || asked[0].GetAPIGroup() != "" {
+			t.Errorf("access reviews %+v, want one: tenant get secrets cluster-b in ns", asked)
+		}
+		if decision == authorizer.DecisionAllow {
+			if err != nil {
+				t.Errorf("allowed: %v", err)
+			}
+			continue
+		}
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `user "tenant" cannot get secrets cluster-b in namespace "ns"`) ||
+			!strings.Contains(err.Error(), "spec.hosting.secretName") || !strings.Contains(err.Error(), `simulators.sim.x-k8s.io "s"`) {
+			t.Errorf("err = %v, want a 403 for the simulator naming get secrets cluster-b and spec.hosting.secretName", err)
+		}
+	}
+
+	var asked int
+	a := podAccess{authorizer: authorizer.AuthorizerFunc(func(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+		asked++
+		return authorizer.DecisionDeny, "", nil
+	})}
+	updated := hosted()
+	updated.Labels = map[string]string{"team": "a"}
+	if err := a.updateValidation(nil)(ctx, updated, hosted()); err != nil || asked != 0 {
+		t.Errorf("update keeping spec.hosting: err %v after %d access reviews, want none", err, asked)
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/metadata/metadatalister"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
 	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
@@ -74,8 +75,8 @@ type Host struct {
 }
 
 // NewStorage builds the simulators store over optsGetter's storage.
-func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, host Host) (*Storage, error) {
-	s := NewStrategy(scheme)
+func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, opts validation.Options, host Host) (*Storage, error) {
+	s := NewStrategy(scheme, opts)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &sim.Simulator{} },
 		NewListFunc:               func() runtime.Object { return &sim.SimulatorList{} },

@@ -44,11 +44,12 @@ import (
 type strategy struct {
 	runtime.ObjectTyper
 	names.NameGenerator
+	opts validation.Options
 }
 
 // NewStrategy returns the create/update/delete strategy of simulators.
-func NewStrategy(typer runtime.ObjectTyper) strategy {
-	return strategy{typer, names.SimpleNameGenerator}
+func NewStrategy(typer runtime.ObjectTyper, opts validation.Options) strategy {
+	return strategy{typer, names.SimpleNameGenerator, opts}
 }
 
 func (strategy) NamespaceScoped() bool { return true }
@@ -105,9 +106,9 @@ func keepServerAnnotations(ctx context.Context, newMeta, oldMeta *metav1.ObjectM
 	}
 }
 
-func (strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+func (st strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
 	s := obj.(*sim.Simulator)
-	return append(validation.ValidateSimulator(s), validatePodTemplate(s)...)
+	return append(validation.ValidateSimulator(s, st.opts), validatePodTemplate(s)...)
 }
 
 func (strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {

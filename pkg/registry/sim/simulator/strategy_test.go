@@ -18,18 +18,25 @@ package simulator
 
 import (
 	"context"
+	"errors"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authentication/user"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
-
-	"sigs.k8s.io/simulator-apiserver/pkg/contract"
-
-	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiserver/pkg/registry/rest"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/install"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+	"sigs.k8s.io/simulator-apiserver/pkg/version"
 )
 
 func TestValidateUpdatePodTemplate(t *testing.T) {
@@ -96,5 +103,35 @@ func TestServerAnnotations(t *testing.T) {
 				t.Errorf("annotations (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestHostingNotEnabled: without --enable-hosting, creating a simulator
+// with spec.hosting is refused as the store refuses it (system fields, then
+// rest.BeforeCreate): a 422 Invalid whose cause is the field spec.hosting.
+func TestHostingNotEnabled(t *testing.T) {
+	scheme := runtime.NewScheme()
+	install.Install(scheme)
+	ctx := genericapirequest.WithNamespace(context.Background(), "ns")
+	hosted := func() *sim.Simulator {
+		s := &sim.Simulator{Spec: sim.SimulatorSpec{KubeAPIServerPort: 3131, SimulatorServerPort: 1212, Image: version.SimulatorImage(),
+			Hosting: &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims"}}}
+		s.Name, s.Namespace = "s", "ns"
+		rest.FillObjectMetaSystemFields(s)
+		return s
+	}
+
+	err := rest.BeforeCreate(NewStrategy(scheme, validation.DefaultOptions()), ctx, hosted())
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Code != http.StatusUnprocessableEntity || !apierrors.IsInvalid(err) {
+		t.Fatalf("err = %v, want a 422 Invalid", err)
+	}
+	causes := status.Status().Details.Causes
+	if len(causes) != 1 || causes[0].Field != "spec.hosting" || !strings.Contains(causes[0].Message, "hosting clusters are not enabled on this server") {
+		t.Errorf("causes %+v, want one on spec.hosting saying hosting is not enabled", causes)
+	}
+
+	if err := rest.BeforeCreate(NewStrategy(scheme, validation.Options{MaxNodePoolReplicas: 1, Hosting: true}), ctx, hosted()); err != nil {
+		t.Errorf("enabled: %v", err)
 	}
 }

@@ -25,7 +25,8 @@ import (
 // SimulatorSpecApplyConfiguration represents a declarative configuration of the SimulatorSpec type for use
 // with apply.
 //
-// SimulatorSpec follows KEP-159. All fields may be updated; an update replaces the Pod.
+// SimulatorSpec follows KEP-159. All fields but hosting may be updated; an
+// update replaces the Pod.
 type SimulatorSpecApplyConfiguration struct {
 	// KubeAPIServerPort is the port of the simulator's inner kube-apiserver.
 	// Passed to the "simulator" container as env KUBE_API_PORT. Defaults to 3131.
@@ -75,6 +76,12 @@ type SimulatorSpecApplyConfiguration struct {
 	// with the credentials of source.secretName, never with the server's,
 	// and status.source says how the mirror stands.
 	Source *SimulatorSourceApplyConfiguration `json:"source,omitempty"`
+	// Hosting is another cluster that runs the simulator's Pod, Service,
+	// credentials Secret and NetworkPolicy, in hosting.namespace there;
+	// the accounts of simulators/kubeconfig stay in this cluster. Absent
+	// means the cluster that serves this API. Immutable: moving a
+	// simulator would leave its objects behind in the first cluster.
+	Hosting *SimulatorHostingApplyConfiguration `json:"hosting,omitempty"`
 }
 
 // SimulatorSpecApplyConfiguration constructs a declarative configuration of the SimulatorSpec type for use with
@@ -162,5 +169,13 @@ func (b *SimulatorSpecApplyConfiguration) WithPodTemplate(value v1.PodTemplateSp
 // If called multiple times, the Source field is set to the value of the last call.
 func (b *SimulatorSpecApplyConfiguration) WithSource(value *SimulatorSourceApplyConfiguration) *SimulatorSpecApplyConfiguration {
 	b.Source = value
+	return b
+}
+
+// WithHosting sets the Hosting field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Hosting field is set to the value of the last call.
+func (b *SimulatorSpecApplyConfiguration) WithHosting(value *SimulatorHostingApplyConfiguration) *SimulatorSpecApplyConfiguration {
+	b.Hosting = value
 	return b
 }
