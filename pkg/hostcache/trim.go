@@ -37,7 +37,8 @@ import (
 //     controller reference. So a tenant's labelled Secret of 700 KB takes
 //     a few hundred bytes.
 //   - Of a metadata-only kind, the same stub: only who controls it is read.
-//   - A Secret a simulator controls keeps the credentials' keys alone.
+//   - A Secret a simulator controls keeps the credentials' keys alone,
+//     the optional ones included (a hosted simulator's hop token).
 //
 // The objects a simulator controls otherwise stay whole: the reconciler
 // updates them from the cache's copy, which must not drop what it does not
@@ -69,9 +70,11 @@ func controlled(obj metav1.Object) bool {
 
 func credentialsOnly(data map[string][]byte) map[string][]byte {
 	out := make(map[string][]byte, len(contract.CredentialFiles))
-	for _, k := range contract.CredentialFiles {
-		if v, ok := data[k]; ok {
-			out[k] = v
+	for _, files := range [][]string{contract.CredentialFiles, contract.OptionalCredentialFiles} {
+		for _, k := range files {
+			if v, ok := data[k]; ok {
+				out[k] = v
+			}
 		}
 	}
 	return out

@@ -64,6 +64,12 @@ func TestTrimKeepsWhatIsRead(t *testing.T) {
 			t.Errorf("the credentials lost %s", k)
 		}
 	}
+
+	hosted := credentials(owned("ns", "sim-s-credentials", "s"))
+	hosted.Data[contract.FileHopToken] = []byte("token")
+	if got := transform(t, secrets, hosted).(*corev1.Secret); string(got.Data[contract.FileHopToken]) != "token" {
+		t.Errorf("a hosted simulator's Secret holds keys %v; want its hop token kept", keys(got.Data))
+	}
 }
 
 // TestTrimStubsWhatIsNotTheSimulators: an object no simulator controls,
