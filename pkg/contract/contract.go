@@ -119,11 +119,21 @@ const (
 	FileServiceAccountPub = "sa.pub"
 )
 
-// CredentialFiles are all the files of the credentials directory.
+// FileHopToken is the hop gate's token (PathHop): only a simulator hosted
+// in another cluster has it, and without it the gate refuses every request.
+const FileHopToken = "hop-token"
+
+// CredentialFiles are the files every simulator's credentials hold: a
+// Secret without one of them is incomplete.
 var CredentialFiles = []string{
 	FileCACert, FileCAKey, FileServingCert, FileServingKey,
 	FileAdminCert, FileAdminKey, FileServiceAccountKey, FileServiceAccountPub,
 }
+
+// OptionalCredentialFiles are the files only some simulators' credentials
+// hold. They are apart from CredentialFiles so that the Secrets made
+// before them stay complete.
+var OptionalCredentialFiles = []string{FileHopToken}
 
 // Files of the etcd TLS directory: a kubernetes.io/tls Secret's keys.
 const (
@@ -143,7 +153,8 @@ const (
 )
 
 // Paths of the simulator server (PORT). Only PathHealthz and PathReadyz are
-// open; the rest answer the admin alone.
+// open; the rest answer the admin alone, and the /api/ paths a request with
+// the hop token too (PathHop).
 const (
 	PathHealthz           = "/healthz"
 	PathReadyz            = "/readyz"
@@ -153,6 +164,31 @@ const (
 	PathImport            = "/api/v1/import"
 	PathSchedulingResults = "/api/v1/schedulingresults"
 	PathProcesses         = "/debug/processes"
+)
+
+// The hop gate: the route to the simulator through its hosting cluster's
+// pods/proxy. That proxy connects with no client certificate and strips
+// Authorization and Impersonate-*, so a request through it carries the
+// token of FileHopToken and the identity to act as in headers of its own.
+const (
+	// PathHop is reverse-proxied to the inner kube-apiserver, without the
+	// prefix, as the simulator's admin; the simulator's API (/api/...)
+	// answers a request with the token too.
+	PathHop = "/hop/kube/"
+	// HeaderHopToken carries FileHopToken's content.
+	HeaderHopToken = "X-Simulator-Hop-Token"
+	// The identity the inner kube-apiserver acts as (its Impersonate-User,
+	// -Uid, -Group and -Extra-<key>); a request's own Impersonate-* are
+	// dropped.
+	HeaderHopImpersonateUser        = "X-Simulator-Impersonate-User"
+	HeaderHopImpersonateUID         = "X-Simulator-Impersonate-Uid"
+	HeaderHopImpersonateGroup       = "X-Simulator-Impersonate-Group"
+	HeaderHopImpersonateExtraPrefix = "X-Simulator-Impersonate-Extra-"
+	// HeaderHop marks every answer of the simulator server (HopMark): an
+	// answer through the hosting cluster without it came from the hosting
+	// apiserver.
+	HeaderHop = "X-Simulator-Hop"
+	HopMark   = "1"
 )
 
 // ReadyzWaitParam makes PathReadyz hold its answer for up to a duration while

@@ -26,11 +26,17 @@ limitations under the License.
 // server reads nothing anywhere else: a labelled object in any other
 // namespace is never listed, and the server needs no read rights there.
 // What it holds is trimmed to what is read (see trim).
+//
+// The server's own cluster has one cache of every kind. A cluster that
+// hosts simulators for another has one of the kinds that go there
+// (HostedKinds), told whose an object is by a signed claim
+// (Options.Controlled) instead of an owner reference.
 package hostcache
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -71,6 +77,16 @@ type Options struct {
 	// SyncTimeout bounds how long a read of a namespace whose informers
 	// have just started waits for them to sync.
 	SyncTimeout time.Duration
+	// Kinds are the resources the cache follows, of those it knows (see
+	// HostedKinds); nil means all of them. A lister of another kind reads
+	// as empty.
+	Kinds []schema.GroupVersionResource
+	// Controlled says whether a simulator controls obj: trim keeps those
+	// objects whole and stubs the others. nil means that a Simulator is
+	// its controller (an owner reference), which holds where the server's
+	// own cluster keeps the objects; a hosting cluster has no Simulator to
+	// refer to, and its objects carry a signed claim instead.
+	Controlled func(obj metav1.Object) bool
 }
 
 // DefaultOptions are the server's.
@@ -95,6 +111,13 @@ const (
 	roleBindings
 	numKinds
 )
+
+// HostedKinds are the kinds a simulator has in a hosting cluster: the
+// accounts of its kubeconfigs (Roles, ServiceAccounts, RoleBindings) stay
+// in the serving cluster, whose simulators/proxy they grant.
+var HostedKinds = []schema.GroupVersionResource{
+	kinds[pods].resource, kinds[services].resource, kinds[secrets].resource, kinds[networkPolicies].resource,
+}
 
 // kind is one resource of the cache.
 type kind struct {
@@ -140,6 +163,8 @@ type Cache struct {
 	opts     Options
 	selector string
 	routers  [numKinds]*router
+	// follows are the kinds of opts.Kinds.
+	follows [numKinds]bool
 
 	mu sync.RWMutex
 	// ctx is Start's; nil before.
@@ -160,11 +185,19 @@ func New(client kubernetes.Interface, metadataClient metadata.Interface, opts Op
 	if err != nil {
 		return nil, err
 	}
+	follows, err := followed(opts.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Controlled == nil {
+		opts.Controlled = controlled
+	}
 	c := &Cache{
 		client:     client,
 		metadata:   metadataClient,
 		opts:       opts,
 		selector:   labels.NewSelector().Add(*req).String(),
+		follows:    follows,
 		namespaces: map[string]*namespace{},
 		handlers:   map[*Registration]struct{}{},
 		added:      make(chan struct{}),
@@ -173,6 +206,25 @@ func New(client kubernetes.Interface, metadataClient metadata.Interface, opts Op
 		c.routers[k] = &router{cache: c, kind: k}
 	}
 	return c, nil
+}
+
+// followed are the cache's kinds among gvrs, all of them for none.
+func followed(gvrs []schema.GroupVersionResource) ([numKinds]bool, error) {
+	var out [numKinds]bool
+	if gvrs == nil {
+		for k := range out {
+			out[k] = true
+		}
+		return out, nil
+	}
+	for _, gvr := range gvrs {
+		k := slices.IndexFunc(kinds[:], func(kd kind) bool { return kd.resource == gvr })
+		if k < 0 {
+			return out, fmt.Errorf("the host cache cannot follow %s", gvr)
+		}
+		out[k] = true
+	}
+	return out, nil
 }
 
 func (c *Cache) tweak(o *metav1.ListOptions) { o.LabelSelector = c.selector }

@@ -18,16 +18,19 @@ package hostcache
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	kubefake "k8s.io/client-go/kubernetes/fake"
@@ -94,6 +97,11 @@ type fixture struct {
 
 func newFixture(t *testing.T, objects ...runtime.Object) *fixture {
 	t.Helper()
+	return newFixtureWith(t, Options{Linger: 0, SyncTimeout: 10 * time.Second}, objects...)
+}
+
+func newFixtureWith(t *testing.T, opts Options, objects ...runtime.Object) *fixture {
+	t.Helper()
 	scheme := metadatafake.NewTestScheme()
 	if err := metav1.AddMetaToScheme(scheme); err != nil {
 		t.Fatal(err)
@@ -101,7 +109,7 @@ func newFixture(t *testing.T, objects ...runtime.Object) *fixture {
 	account := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: owned("opted", "sim-s-proxy", "s")}
 	meta := metadatafake.NewSimpleMetadataClient(scheme, account)
 	client := kubefake.NewClientset(objects...)
-	c, err := New(client, meta, Options{Linger: 0, SyncTimeout: 10 * time.Second})
+	c, err := New(client, meta, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,6 +219,70 @@ func TestOnlyNamespacesWithSimulators(t *testing.T) {
 	f.waitFor(t, "opted")
 	if _, err := c.Secrets().Secrets("opted").Get("sim-s-credentials"); err != nil {
 		t.Errorf("with a simulator again, the credentials: %v", err)
+	}
+}
+
+// hosted is metadata of an object of simulator s in a hosting cluster: no
+// owner reference, a claim signed good or not.
+func hosted(ns, name, s string, good bool) metav1.ObjectMeta {
+	signature := "bad"
+	if good {
+		signature = "good"
+	}
+	return metav1.ObjectMeta{
+		Namespace: ns, Name: name, UID: types.UID(ns + "/" + name),
+		Labels:      map[string]string{sim.LabelSimulator: s},
+		Annotations: map[string]string{"sim.x-k8s.io/owner": "serving/" + s + "/" + string(simUID), "sim.x-k8s.io/owner-signature": signature, "other": "x"},
+	}
+}
+
+// signedGood stands for the signature check of a hosted cache.
+func signedGood(obj metav1.Object) bool {
+	return obj.GetAnnotations()["sim.x-k8s.io/owner-signature"] == "good"
+}
+
+// TestHostedCache: a cache of a hosting cluster follows the hosted kinds
+// alone, never listing the kubeconfig accounts' (they stay in the serving
+// cluster), and keeps whole what its Controlled accepts.
+func TestHostedCache(t *testing.T) {
+	f := newFixtureWith(t, Options{SyncTimeout: 10 * time.Second, Kinds: HostedKinds, Controlled: signedGood},
+		&corev1.Pod{ObjectMeta: hosted("hosting", "sim-s-1", "s", true), Spec: corev1.PodSpec{NodeName: "n"}},
+		&corev1.Pod{ObjectMeta: hosted("hosting", "sim-s-2", "s", false), Spec: corev1.PodSpec{NodeName: "n"}},
+		&corev1.Service{ObjectMeta: hosted("hosting", "sim-s", "s", true)},
+		&rbacv1.Role{ObjectMeta: hosted("hosting", "sim-s-proxy", "s", true)},
+	)
+	f.src.added("hosting", "s")
+	f.waitFor(t, "hosting")
+	byName := map[string]*corev1.Pod{}
+	for _, p := range f.cache.SimulatorPods("hosting", "s") {
+		byName[p.Name] = p
+	}
+	if p := byName["sim-s-1"]; p == nil || p.Spec.NodeName != "n" || p.Annotations["other"] != "x" {
+		t.Errorf("the signed Pod is kept as %+v, want whole", p)
+	}
+	if p := byName["sim-s-2"]; p == nil || p.Spec.NodeName != "" || p.Annotations["other"] != "" || p.Annotations["sim.x-k8s.io/owner-signature"] != "bad" {
+		t.Errorf("the Pod signed wrong is kept as %+v, want a stub with its claim", p)
+	}
+	if _, err := f.cache.Services().Services("hosting").Get("sim-s"); err != nil {
+		t.Errorf("the simulator's Service: %v", err)
+	}
+	if roles, _ := f.cache.Roles().List(labels.Everything()); len(roles) != 0 {
+		t.Errorf("a hosted cache holds Roles %v", roles)
+	}
+	if accounts, _ := f.cache.ServiceAccounts().List(labels.Everything()); len(accounts) != 0 {
+		t.Errorf("a hosted cache holds ServiceAccounts %v", accounts)
+	}
+	if st := f.cache.Stats(); st.Objects["pods"] != 2 || st.Objects["roles"] != 0 {
+		t.Errorf("stats %+v: want 2 Pods and no Role", st.Objects)
+	}
+	for _, a := range append(f.client.Actions(), f.meta.Actions()...) {
+		if r := a.GetResource().Resource; !slices.ContainsFunc(HostedKinds, func(gvr schema.GroupVersionResource) bool { return gvr.Resource == r }) {
+			t.Errorf("a hosted cache %s %s", a.GetVerb(), r)
+		}
+	}
+
+	if _, err := New(f.client, f.meta, Options{Kinds: []schema.GroupVersionResource{corev1.SchemeGroupVersion.WithResource("configmaps")}}); err == nil {
+		t.Error("a cache of ConfigMaps was made; the cache has no such kind")
 	}
 }
 

@@ -29,7 +29,8 @@ import (
 
 // namespace is the informers of one namespace that holds simulators.
 type namespace struct {
-	name      string
+	name string
+	// informers are nil for the kinds the cache does not follow.
 	informers [numKinds]cache.SharedIndexInformer
 	// simulators are those the source told of; none: stopping after Linger.
 	simulators sets.Set[string]
@@ -54,9 +55,12 @@ func (c *Cache) newNamespace(name string) *namespace {
 		synced:     make(chan struct{}),
 	}
 	for k, kind := range kinds {
+		if !c.follows[k] {
+			continue
+		}
 		inf := kind.informer(c, name, newIndexers())
 		// Before the informer runs, so it cannot fail.
-		utilruntime.Must(inf.SetTransform(trim(k)))
+		utilruntime.Must(inf.SetTransform(trim(k, c.opts.Controlled)))
 		n.informers[k] = inf
 	}
 	for r := range c.handlers {
@@ -74,6 +78,9 @@ func (n *namespace) run(ctx context.Context) {
 	n.started = time.Now()
 	checkers := make([]cache.DoneChecker, 0, numKinds)
 	for _, inf := range n.informers {
+		if inf == nil {
+			continue
+		}
 		n.running.Go(func() { inf.RunWithContext(ctx) })
 		checkers = append(checkers, inf.HasSyncedChecker())
 	}
@@ -120,6 +127,9 @@ func (n *namespace) wait(ctx context.Context, started time.Time, timeout time.Du
 func (n *namespace) addHandler(r *Registration) error {
 	var regs [numKinds]cache.ResourceEventHandlerRegistration
 	for k, inf := range n.informers {
+		if inf == nil {
+			continue
+		}
 		reg, err := inf.AddEventHandler(r.handler)
 		if err != nil {
 			n.regs[r] = regs

@@ -36,23 +36,27 @@ var _ cache.Indexer = &router{}
 
 var errReadOnly = errors.New("the host cache is written by its informers only")
 
-// indexer returns the namespace's indexer, nil when it is not watched.
+// indexer returns the namespace's indexer, nil when it is not watched or
+// the kind not followed.
 func (r *router) indexer(namespace string) cache.Indexer {
 	r.cache.mu.RLock()
 	defer r.cache.mu.RUnlock()
-	if n := r.cache.namespaces[namespace]; n != nil {
+	if n := r.cache.namespaces[namespace]; n != nil && n.informers[r.kind] != nil {
 		return n.informers[r.kind].GetIndexer()
 	}
 	return nil
 }
 
-// indexers returns every namespace's indexer.
+// indexers returns every namespace's indexer, none when the kind is not
+// followed.
 func (r *router) indexers() []cache.Indexer {
 	r.cache.mu.RLock()
 	defer r.cache.mu.RUnlock()
 	out := make([]cache.Indexer, 0, len(r.cache.namespaces))
 	for _, n := range r.cache.namespaces {
-		out = append(out, n.informers[r.kind].GetIndexer())
+		if inf := n.informers[r.kind]; inf != nil {
+			out = append(out, inf.GetIndexer())
+		}
 	}
 	return out
 }

@@ -31,18 +31,19 @@ import (
 // trim is the transform of a kind's informers: the cache keeps what is
 // read, and nothing a tenant could grow it with.
 //   - managedFields go from every object: nothing reads them.
-//   - An object no simulator controls is only ever told apart from the
-//     simulator's (backing.OwnedBy is false for it, whatever else it
-//     holds): it is kept as a stub, its identity, simulator label and
-//     controller reference. So a tenant's labelled Secret of 700 KB takes
-//     a few hundred bytes.
+//   - An object no simulator controls (Options.Controlled) is only ever
+//     told apart from the simulator's (backing.OwnedBy is false for it,
+//     whatever else it holds): it is kept as a stub, its identity,
+//     simulator label, controller reference and claim (claimAnnotations).
+//     So a tenant's labelled Secret of 700 KB takes a few hundred bytes.
 //   - Of a metadata-only kind, the same stub: only who controls it is read.
-//   - A Secret a simulator controls keeps the credentials' keys alone.
+//   - A Secret a simulator controls keeps the credentials' keys alone,
+//     the optional ones included (a hosted simulator's hop token).
 //
 // The objects a simulator controls otherwise stay whole: the reconciler
 // updates them from the cache's copy, which must not drop what it does not
 // mean to change.
-func trim(k int) cache.TransformFunc {
+func trim(k int, controlled func(metav1.Object) bool) cache.TransformFunc {
 	metadataOnly := kinds[k].metadataOnly
 	return func(obj interface{}) (interface{}, error) {
 		m, ok := obj.(metav1.Object)
@@ -61,7 +62,19 @@ func trim(k int) cache.TransformFunc {
 	}
 }
 
-// controlled says whether a Simulator is obj's controller.
+// claimAnnotations say whose an object of a hosting cluster is, where no
+// owner reference can (pkg/backing signs them): a stub keeps them, so that
+// an object whose claim does not verify is still told apart by it. The
+// names are the signer's.
+var claimAnnotations = []string{"sim.x-k8s.io/owner", "sim.x-k8s.io/owner-signature"}
+
+// maxClaim bounds a claim annotation a stub keeps: a real one is a
+// namespace, a name and a UID, or a signature; a longer one, which would
+// let a tenant grow the cache, is no claim.
+const maxClaim = 512
+
+// controlled says whether a Simulator is obj's controller: Options'
+// default Controlled.
 func controlled(obj metav1.Object) bool {
 	ref := metav1.GetControllerOfNoCopy(obj)
 	return ref != nil && backing.OwnedByName(obj, ref.Name)
@@ -69,9 +82,11 @@ func controlled(obj metav1.Object) bool {
 
 func credentialsOnly(data map[string][]byte) map[string][]byte {
 	out := make(map[string][]byte, len(contract.CredentialFiles))
-	for _, k := range contract.CredentialFiles {
-		if v, ok := data[k]; ok {
-			out[k] = v
+	for _, files := range [][]string{contract.CredentialFiles, contract.OptionalCredentialFiles} {
+		for _, k := range files {
+			if v, ok := data[k]; ok {
+				out[k] = v
+			}
 		}
 	}
 	return out
@@ -89,6 +104,14 @@ func stub(obj interface{}, m metav1.Object) interface{} {
 	}
 	if v, ok := m.GetLabels()[sim.LabelSimulator]; ok {
 		meta.Labels = map[string]string{sim.LabelSimulator: v}
+	}
+	for _, a := range claimAnnotations {
+		if v, ok := m.GetAnnotations()[a]; ok && len(v) <= maxClaim {
+			if meta.Annotations == nil {
+				meta.Annotations = map[string]string{}
+			}
+			meta.Annotations[a] = v
+		}
 	}
 	if ref := metav1.GetControllerOfNoCopy(m); ref != nil {
 		meta.OwnerReferences = []metav1.OwnerReference{*ref}

@@ -17,6 +17,7 @@ limitations under the License.
 package hostcache
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,7 +32,7 @@ import (
 
 func transform(t *testing.T, k int, obj interface{}) interface{} {
 	t.Helper()
-	out, err := trim(k)(obj)
+	out, err := trim(k, controlled)(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +64,12 @@ func TestTrimKeepsWhatIsRead(t *testing.T) {
 		if len(secret.Data[k]) == 0 {
 			t.Errorf("the credentials lost %s", k)
 		}
+	}
+
+	hosted := credentials(owned("ns", "sim-s-credentials", "s"))
+	hosted.Data[contract.FileHopToken] = []byte("token")
+	if got := transform(t, secrets, hosted).(*corev1.Secret); string(got.Data[contract.FileHopToken]) != "token" {
+		t.Errorf("a hosted simulator's Secret holds keys %v; want its hop token kept", keys(got.Data))
 	}
 }
 
@@ -98,5 +105,60 @@ func TestTrimStubsWhatIsNotTheSimulators(t *testing.T) {
 	got2 := transform(t, serviceAccounts, account).(*metav1.PartialObjectMetadata)
 	if got2.ManagedFields != nil || got2.Annotations != nil || got2.Labels["other"] != "" || !backing.OwnedBy(got2, simUID) || got2.Kind != "ServiceAccount" {
 		t.Errorf("the simulator's ServiceAccount is kept as %+v; want its name, simulator label and controller", got2.ObjectMeta)
+	}
+}
+
+// TestTrimByControlled: where Options.Controlled decides (a hosting
+// cluster's signed claims), an object it accepts stays whole, one it
+// refuses is a stub that keeps its claim, unless the claim is too long to
+// be one.
+func TestTrimByControlled(t *testing.T) {
+	transform := func(obj interface{}) interface{} {
+		out, err := trim(pods, signedGood)(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	good := &corev1.Pod{ObjectMeta: hosted("hosting", "sim-s-1", "s", true), Spec: corev1.PodSpec{NodeName: "n"}}
+	good.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "sim-apiserver"}}
+	want := good.DeepCopy()
+	want.ManagedFields = nil
+	if d := cmp.Diff(want, transform(good)); d != "" {
+		t.Errorf("a Pod Controlled accepts (-want +got):\n%s", d)
+	}
+
+	bad := &corev1.Pod{ObjectMeta: hosted("hosting", "sim-s-2", "s", false), Spec: corev1.PodSpec{NodeName: "n"}}
+	wantStub := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Namespace: "hosting", Name: "sim-s-2", UID: bad.UID,
+		Labels:      map[string]string{sim.LabelSimulator: "s"},
+		Annotations: map[string]string{"sim.x-k8s.io/owner": bad.Annotations["sim.x-k8s.io/owner"], "sim.x-k8s.io/owner-signature": "bad"},
+	}}
+	if d := cmp.Diff(wantStub, transform(bad)); d != "" {
+		t.Errorf("a Pod Controlled refuses (-want +got):\n%s", d)
+	}
+
+	bulkyClaim := &corev1.Pod{ObjectMeta: hosted("hosting", "sim-s-3", "s", false)}
+	bulkyClaim.Annotations["sim.x-k8s.io/owner"] = strings.Repeat("a", 100<<10)
+	if got := transform(bulkyClaim).(*corev1.Pod); len(got.Annotations) != 1 {
+		t.Errorf("a stub keeps annotations %v, want the signature alone", keys(got.Annotations))
+	}
+
+	// Without Options.Controlled, the owner reference decides, whatever
+	// the claim.
+	c, err := New(nil, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := trim(pods, c.opts.Controlled)(good.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.(*corev1.Pod).Spec.NodeName != "" {
+		t.Error("by default, a signed Pod without an owner reference is kept whole")
+	}
+	owner := &corev1.Pod{ObjectMeta: owned("ns", "sim-s-1", "s"), Spec: corev1.PodSpec{NodeName: "n"}}
+	if out, _ := trim(pods, c.opts.Controlled)(owner); out.(*corev1.Pod).Spec.NodeName != "n" {
+		t.Error("by default, the simulator's Pod is stubbed")
 	}
 }

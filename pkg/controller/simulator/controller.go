@@ -336,6 +336,8 @@ func (c *Controller) ensureSecret(ctx context.Context, s *v1alpha1.Simulator) er
 	return err
 }
 
+// complete asks for the files every simulator has: a Secret made before an
+// optional one (contract.OptionalCredentialFiles) stays as it is.
 func complete(secret *corev1.Secret) bool {
 	for _, k := range contract.CredentialFiles {
 		if len(secret.Data[k]) == 0 {

@@ -30,6 +30,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
@@ -40,6 +41,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/authentication/request/union"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -228,6 +230,16 @@ func Run(ctx context.Context, o *config.Options) error {
 	if err != nil {
 		return err
 	}
+	hopToken, err := readHopToken(o)
+	if err != nil {
+		return err
+	}
+	var hop http.Handler
+	if len(hopToken) > 0 {
+		if hop, err = newHop(restConfig); err != nil {
+			return err
+		}
+	}
 	handler := server.NewHandler(server.Config{
 		Checks:          checks,
 		SchedulerConfig: schedConfig,
@@ -245,10 +257,14 @@ func Run(ctx context.Context, o *config.Options) error {
 		Importer:             importer,
 		Source:               src,
 		Scenario:             scenarios,
+		Hop:                  hop,
 	})
 	// The server is TLS with the inner apiserver's serving certificate, and
 	// only the simulator's admin may use its API (server.AdminOnly): the Pod
 	// is reachable by every Pod of the host that its NetworkPolicy admits.
+	// A hosted simulator's admin comes through its hosting cluster's
+	// pods/proxy, without a certificate, with the hop token instead; a token
+	// that is wrong fails the request even beside a certificate.
 	serving, err := tls.LoadX509KeyPair(o.Credential(contract.FileServingCert), o.Credential(contract.FileServingKey))
 	if err != nil {
 		return fmt.Errorf("loading the serving certificate: %w", err)
@@ -259,7 +275,8 @@ func Run(ctx context.Context, o *config.Options) error {
 		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
 	srv := &http.Server{
-		Handler: server.AdminOnly(handler, server.ClientCertAuthenticator(caPool)),
+		Handler: server.Marked(server.AdminOnly(handler,
+			union.NewFailOnError(server.HopTokenAuthenticator(hopToken), server.ClientCertAuthenticator(caPool)))),
 		// A certificate is asked for, not required, so that the probes get
 		// an answer and others a 401; the authenticator verifies the chain.
 		TLSConfig: &tls.Config{
@@ -367,6 +384,35 @@ func checkCredentials(o *config.Options) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// readHopToken reads the hop gate's token (contract.FileHopToken): none,
+// and the gate refuses every request, when the credentials have no such
+// file, as those of a simulator that is not hosted. A new token takes a
+// restart, as new certificates do.
+func readHopToken(o *config.Options) ([]byte, error) {
+	token, err := os.ReadFile(o.Credential(contract.FileHopToken))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the hop token: %w", err)
+	}
+	return bytes.TrimSpace(token), nil
+}
+
+// newHop is the hop gate to the inner kube-apiserver of restConfig, as
+// its admin.
+func newHop(restConfig *rest.Config) (http.Handler, error) {
+	target, err := url.Parse(restConfig.Host)
+	if err != nil {
+		return nil, fmt.Errorf("the hop gate's kube-apiserver %q: %w", restConfig.Host, err)
+	}
+	transport, err := server.HopTransport(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	return server.HopProxy(target, transport), nil
 }
 
 // seedBootstrapObjects stores what kube-apiserver's bootstrap hooks create

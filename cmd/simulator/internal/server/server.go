@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package server is the simulator's HTTP API (KEP-159): health, the
 // scheduler configuration, reset, the scheduling results, the scenario's
-// export and import, and the scenario runner.
+// export and import, the scenario runner, and the hop gate of a simulator
+// hosted in another cluster.
 package server
 
 import (
@@ -94,6 +95,9 @@ type Config struct {
 	// Scenario runs scenarios' workloads (contract.PathScenario); nil
 	// leaves its paths out.
 	Scenario ScenarioRunner
+	// Hop is the hop gate (HopProxy, contract.PathHop); nil, for a
+	// simulator without a hop token, leaves its path out.
+	Hop http.Handler
 }
 
 // Source is the mirror of a source cluster (spec.source).
@@ -136,6 +140,9 @@ func NewHandler(cfg Config) http.Handler {
 		mux.HandleFunc("GET "+contract.PathScenario, s.scenarioReport)
 		mux.HandleFunc("DELETE "+contract.PathScenario, s.stopScenario)
 		mux.HandleFunc("GET "+contract.PathScenarioPlacements, s.scenarioPlacements)
+	}
+	if cfg.Hop != nil {
+		mux.Handle(contract.PathHop, cfg.Hop)
 	}
 	return cors(cfg.AllowedOrigins, mux)
 }
