@@ -64,9 +64,8 @@ func trim(k int, controlled func(metav1.Object) bool) cache.TransformFunc {
 
 // claimAnnotations say whose an object of a hosting cluster is, where no
 // owner reference can (pkg/backing signs them): a stub keeps them, so that
-// an object whose claim does not verify is still told apart by it. The
-// names are the signer's.
-var claimAnnotations = []string{"sim.x-k8s.io/owner", "sim.x-k8s.io/owner-signature"}
+// an object whose claim does not verify is still told apart by it.
+var claimAnnotations = []string{sim.AnnotationOwner, sim.AnnotationOwnerSignature}
 
 // maxClaim bounds a claim annotation a stub keeps: a real one is a
 // namespace, a name and a UID, or a signature; a longer one, which would
