@@ -196,21 +196,52 @@ const (
 	MaxTxnBytes = 1 << 20
 )
 
-// Batches splits kvs into transactions of at most maxOps keys and,
-// unless a single key and value are larger, maxBytes of keys and values.
+// Batch gathers keys into one transaction within limits: at most
+// maxOps keys and, unless one key and value alone are larger, maxBytes
+// of keys and values.
+type Batch struct {
+	maxOps, maxBytes int
+	kvs              []KeyValue
+	size             int
+}
+
+// NewBatch returns an empty batch of those limits.
+func NewBatch(maxOps, maxBytes int) *Batch { return &Batch{maxOps: maxOps, maxBytes: maxBytes} }
+
+// Fits says whether kv can join the batch; an empty one takes any.
+func (b *Batch) Fits(kv KeyValue) bool {
+	return len(b.kvs) == 0 || (len(b.kvs) < b.maxOps && b.size+len(kv.Key)+len(kv.Value) <= b.maxBytes)
+}
+
+// Add adds kv, whether or not it Fits.
+func (b *Batch) Add(kv KeyValue) {
+	b.kvs = append(b.kvs, kv)
+	b.size += len(kv.Key) + len(kv.Value)
+}
+
+// Len is how many keys it holds.
+func (b *Batch) Len() int { return len(b.kvs) }
+
+// Take returns its keys and empties it.
+func (b *Batch) Take() []KeyValue {
+	kvs := b.kvs
+	b.kvs, b.size = nil, 0
+	return kvs
+}
+
+// Batches splits kvs into transactions within the limits of a Batch, in
+// order.
 func Batches(kvs []KeyValue, maxOps, maxBytes int) [][]KeyValue {
 	var out [][]KeyValue
-	start, size := 0, 0
-	for i, kv := range kvs {
-		n := len(kv.Key) + len(kv.Value)
-		if i > start && (i-start == maxOps || size+n > maxBytes) {
-			out = append(out, kvs[start:i])
-			start, size = i, 0
+	b := NewBatch(maxOps, maxBytes)
+	for _, kv := range kvs {
+		if !b.Fits(kv) {
+			out = append(out, b.Take())
 		}
-		size += n
+		b.Add(kv)
 	}
-	if start < len(kvs) {
-		out = append(out, kvs[start:])
+	if b.Len() > 0 {
+		out = append(out, b.Take())
 	}
 	return out
 }

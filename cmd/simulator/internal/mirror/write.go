@@ -18,6 +18,7 @@ package mirror
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 
@@ -234,4 +235,63 @@ func klogKey(namespace, name string) string {
 		return name
 	}
 	return namespace + "/" + name
+}
+
+// RelabelPod makes the labels and annotations of the Pod inside pod's,
+// where the copy last written had wasLabels and wasAnnotations: one merge
+// patch that sets pod's and removes what it no longer has, without a read
+// (a Pod's spec cannot change but for its node, and the copy holds no
+// status). The simulator's own annotations, never in a copy, stay. A Pod
+// gone inside is made again (Update). It returns the Pod as written, or
+// pod when there was nothing to write.
+func (w *Writer) RelabelPod(ctx context.Context, pod *corev1.Pod, wasLabels, wasAnnotations map[string]string) (*corev1.Pod, error) {
+	labels, annotations := mergeMap(wasLabels, pod.Labels), mergeMap(wasAnnotations, pod.Annotations)
+	if labels == nil && annotations == nil {
+		return pod, nil
+	}
+	meta := map[string]any{}
+	if labels != nil {
+		meta["labels"] = labels
+	}
+	if annotations != nil {
+		meta["annotations"] = annotations
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": meta})
+	if err != nil {
+		return nil, err
+	}
+	out, err := w.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) {
+		o, err := w.Update(ctx, KindOf("pods"), pod)
+		if err != nil {
+			return nil, err
+		}
+		return o.(*corev1.Pod), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("relabelling pod %s: %w", key(pod), err)
+	}
+	return out, nil
+}
+
+// mergeMap is the merge patch from was to now (a removed key is null), nil
+// if they are equal.
+func mergeMap(was, now map[string]string) map[string]any {
+	if maps.Equal(was, now) {
+		return nil
+	}
+	out := make(map[string]any, len(now))
+	for k := range was {
+		if _, ok := now[k]; !ok {
+			out[k] = nil
+		}
+	}
+	for k, v := range now {
+		if was[k] != v {
+			out[k] = v
+		} else if _, ok := was[k]; !ok {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -73,11 +73,13 @@ type storeItem struct {
 }
 
 // copyStored writes items (each with its source object) into etcd and
-// returns those to write through the API instead. Once written, it waits
-// until kube-apiserver serves them, so that the next tier comes after in
-// every watch (Pods after their Nodes).
+// returns those to write through the API instead. Each transaction is
+// encoded as the last one is written, so the copy holds a few in memory,
+// not all. Once written, it waits until kube-apiserver serves them, so
+// that the next tier comes after in every watch (Pods after their Nodes).
 func (m *Mirror) copyStored(ctx context.Context, items []desired) []desired {
 	logger := klog.FromContext(ctx)
+	var mu sync.Mutex
 	var viaAPI []desired
 	if items[0].kind.Namespaced {
 		missing := m.ensureNamespaces(ctx, items)
@@ -88,9 +90,47 @@ func (m *Mirror) copyStored(ctx context.Context, items []desired) []desired {
 		}
 		items = without(items, missing)
 	}
+	type txn struct {
+		items []storeItem
+		kvs   []etcdhttp.KeyValue
+	}
+	next := make(chan txn)
+	var revision int64
+	var last storeItem
+	var wg sync.WaitGroup
+	for range storeInFlight {
+		wg.Go(func() {
+			for t := range next {
+				r, err := m.cfg.Store.CreateAll(ctx, t.kvs)
+				if err != nil || !r.Succeeded {
+					logger.V(2).Info("A transaction of the copy was not written; its objects go through the API", "objects", len(t.items), "err", err)
+					mu.Lock()
+					for _, it := range t.items {
+						viaAPI = append(viaAPI, it.d)
+					}
+					mu.Unlock()
+					continue
+				}
+				for _, it := range t.items {
+					m.wrote(it.key, it.d, it.stored)
+				}
+				mu.Lock()
+				if r.Revision > revision {
+					revision, last = r.Revision, t.items[len(t.items)-1]
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	send := func(t txn) {
+		select {
+		case next <- t:
+		case <-ctx.Done():
+		}
+	}
 	now := time.Now()
-	all := make([]storeItem, 0, len(items))
-	kvs := make([]etcdhttp.KeyValue, 0, len(items))
+	batch := etcdhttp.NewBatch(etcdhttp.MaxTxnOps, etcdhttp.MaxTxnBytes)
+	var pending []storeItem
 	for _, d := range items {
 		out, ok := mirror.Stored(d.src, d.obj, uuid.NewUUID(), now)
 		var value []byte
@@ -100,53 +140,25 @@ func (m *Mirror) copyStored(ctx context.Context, items []desired) []desired {
 		}
 		if !ok || err != nil {
 			logger.V(2).Info("Not storing an object directly", "object", keyOf(d.kind, d.obj), "err", err)
+			mu.Lock()
 			viaAPI = append(viaAPI, d)
+			mu.Unlock()
 			continue
 		}
-		all = append(all, storeItem{d: d, key: keyOf(d.kind, d.obj), stored: out})
-		kvs = append(kvs, etcdhttp.KeyValue{Key: m.cfg.Store.Key(d.kind.Resource, d.obj.GetNamespace(), d.obj.GetName()), Value: value})
-	}
-	batches := etcdhttp.Batches(kvs, etcdhttp.MaxTxnOps, etcdhttp.MaxTxnBytes)
-	type batch struct{ start, end int }
-	next := make(chan batch)
-	var mu sync.Mutex
-	var revision int64
-	var last *storeItem
-	var wg sync.WaitGroup
-	for range min(storeInFlight, len(batches)) {
-		wg.Go(func() {
-			for b := range next {
-				r, err := m.cfg.Store.CreateAll(ctx, kvs[b.start:b.end])
-				mu.Lock()
-				if err != nil || !r.Succeeded {
-					logger.V(2).Info("A transaction of the copy was not written; its objects go through the API", "objects", b.end-b.start, "err", err)
-					for _, it := range all[b.start:b.end] {
-						viaAPI = append(viaAPI, it.d)
-					}
-					mu.Unlock()
-					continue
-				}
-				if r.Revision > revision {
-					revision, last = r.Revision, &all[b.end-1]
-				}
-				mu.Unlock()
-				for _, it := range all[b.start:b.end] {
-					m.wrote(it.key, it.d, it.stored)
-				}
-			}
-		})
-	}
-	start := 0
-	for _, kv := range batches {
-		select {
-		case next <- batch{start, start + len(kv)}:
-		case <-ctx.Done():
+		kv := etcdhttp.KeyValue{Key: m.cfg.Store.Key(d.kind.Resource, d.obj.GetNamespace(), d.obj.GetName()), Value: value}
+		if !batch.Fits(kv) {
+			send(txn{items: pending, kvs: batch.Take()})
+			pending = nil
 		}
-		start += len(kv)
+		batch.Add(kv)
+		pending = append(pending, storeItem{d: d, key: keyOf(d.kind, d.obj), stored: out})
+	}
+	if batch.Len() > 0 {
+		send(txn{items: pending, kvs: batch.Take()})
 	}
 	close(next)
 	wg.Wait()
-	if last != nil {
+	if revision > 0 {
 		if err := m.waitServed(ctx, last, revision); err != nil {
 			logger.Info("kube-apiserver does not serve the copy yet; going on", "revision", revision, "err", err)
 		}
@@ -191,7 +203,7 @@ func without(items []desired, namespaces map[string]bool) []desired {
 
 // waitServed waits until kube-apiserver serves it at revision: a read at a
 // resourceVersion is served from its watch cache once that has reached it.
-func (m *Mirror) waitServed(ctx context.Context, it *storeItem, revision int64) error {
+func (m *Mirror) waitServed(ctx context.Context, it storeItem, revision int64) error {
 	opts := metav1.GetOptions{ResourceVersion: strconv.FormatInt(revision, 10)}
 	ns, name := it.key.namespace, it.key.name
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, cacheCatchUp, true, func(ctx context.Context) (bool, error) {

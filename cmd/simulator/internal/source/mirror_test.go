@@ -329,11 +329,52 @@ func TestChangeOfAKnownObject(t *testing.T) {
 	for _, a := range c.Actions()[before:] {
 		verbs = append(verbs, a.GetVerb())
 	}
-	if d := cmp.Diff([]string{"get", "update"}, verbs); d != "" {
+	if d := cmp.Diff([]string{"patch"}, verbs); d != "" {
 		t.Errorf("calls inside (-want +got):\n%s", d)
 	}
 	if got := innerPods(t, c)["a"].Labels["step"]; got != "2" {
 		t.Errorf("label step inside = %q, want 2", got)
+	}
+}
+
+// TestRelabelKeepsTheSimulators: a relabel is one patch that removes the
+// labels and annotations the source removed and keeps the simulator's
+// own annotations (its scheduler's result) on the Pod inside; a Pod gone
+// inside is made again.
+func TestRelabelKeepsTheSimulators(t *testing.T) {
+	pods := mirror.KindOf("pods")
+	known := sourcePod("a", "", "1")
+	known.Labels = map[string]string{"app": "web", "old": "x"}
+	known.Annotations = map[string]string{"note": "1"}
+	c0, _ := pods.Transform(known.DeepCopy(), nil)
+	inside := c0.(*corev1.Pod).DeepCopy()
+	inside.Spec.NodeName = "n2"
+	inside.Annotations[schedulingresult.SummaryAnnotation] = `{"outcome":"Bound"}`
+	m, c := newTestMirror(t, contract.SourceModeSync, []*corev1.Pod{known}, inside)
+	changed := sourcePod("a", "", "2")
+	changed.Labels = map[string]string{"app": "api"}
+	m.observe(pods, watch.Modified, changed)
+	drain(t, m)
+	got := innerPods(t, c)["a"]
+	if d := cmp.Diff(map[string]string{"app": "api"}, got.Labels); d != "" {
+		t.Errorf("labels inside (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{schedulingresult.SummaryAnnotation: `{"outcome":"Bound"}`}, got.Annotations); d != "" {
+		t.Errorf("annotations inside (-want +got):\n%s", d)
+	}
+	if got.Spec.NodeName != "n2" {
+		t.Errorf("node inside %q, want the simulator's n2", got.Spec.NodeName)
+	}
+
+	if err := c.CoreV1().Pods("team").Delete(t.Context(), "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	again := sourcePod("a", "", "3")
+	again.Labels = map[string]string{"app": "db"}
+	m.observe(pods, watch.Modified, again)
+	drain(t, m)
+	if got := innerPods(t, c)["a"]; got == nil || got.Labels["app"] != "db" {
+		t.Errorf("pod inside after it was gone: %v, want it made again with app=db", got)
 	}
 }
 

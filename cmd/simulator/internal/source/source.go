@@ -147,6 +147,9 @@ type known struct {
 	// node is the node a Pod was written on: empty when it was left to the
 	// simulator's scheduler.
 	node string
+	// labels and annotations are those of the Pod's copy written: a
+	// relabel is written as a patch from them (Writer.RelabelPod).
+	labels, annotations map[string]string
 }
 
 // desired is a change to write.
@@ -643,6 +646,7 @@ func (m *Mirror) wrote(key objKey, d desired, out mirror.Object) {
 	kn := known{rv: d.rv}
 	if p, ok := out.(*corev1.Pod); ok {
 		kn.node = d.obj.(*corev1.Pod).Spec.NodeName
+		kn.labels, kn.annotations = d.obj.GetLabels(), d.obj.GetAnnotations()
 		if p.Spec.NodeName != "" && kn.node != "" {
 			delete(m.sawPending, key)
 		}
@@ -790,6 +794,15 @@ func (m *Mirror) write(ctx context.Context, key objKey, d desired, kn known, isK
 		if (isKnown && kn.node == "") || (!isKnown && sawPending) {
 			return m.shadow(ctx, key, d, isKnown)
 		}
+	}
+	if p, ok := d.obj.(*corev1.Pod); ok && isKnown && kn.node == p.Spec.NodeName {
+		// Where it was: only its labels and annotations can have changed.
+		out, err := m.writer.RelabelPod(ctx, p, kn.labels, kn.annotations)
+		if err != nil {
+			return err
+		}
+		m.wrote(key, d, out)
+		return nil
 	}
 	write := m.writer.Apply
 	if isKnown {
