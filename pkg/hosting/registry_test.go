@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/metadata"
 	metadatafake "k8s.io/client-go/metadata/fake"
 	"k8s.io/client-go/rest"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -264,6 +265,37 @@ func TestSecretChanges(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if f.made() != made {
 		t.Error("new clients for the same kubeconfig")
+	}
+}
+
+// TestSwapWaitsForSync: new clients whose cache does not sync (their
+// lists fail) replace none: the last stay in use; new data that syncs
+// replaces them and the stalled ones.
+func TestSwapWaitsForSync(t *testing.T) {
+	f := newFixture(t, kubeconfigSecret(kubeconfigOf(t, "a.example")))
+	stalled := fake.NewClientset()
+	stalled.PrependReactor("list", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("no list for you")
+	})
+	f.hosts["c.example"] = stalled
+	e := f.healthy(t, "team-a/s1")
+	if _, err := f.serving.CoreV1().Secrets(servingNS).Update(t.Context(), kubeconfigSecret(kubeconfigOf(t, "c.example")), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "c.example's clients are made", func() bool { return f.made() == 2 })
+	e.mu.Lock()
+	pending := e.pending
+	e.mu.Unlock()
+	time.Sleep(200 * time.Millisecond)
+	if e.Client() != f.hosts["a.example"] || pending == nil {
+		t.Fatal("clients whose cache has not synced replaced the last")
+	}
+	if _, err := f.serving.CoreV1().Secrets(servingNS).Update(t.Context(), kubeconfigSecret(kubeconfigOf(t, "b.example")), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "b.example's clients are used", func() bool { return e.Client() == f.hosts["b.example"] })
+	if pending.ctx.Err() == nil {
+		t.Error("the stalled clients' cache still runs")
 	}
 }
 
