@@ -81,7 +81,7 @@ func TestEtcdData(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := simulator()
 			tc.mutate(&s.Spec)
-			pod, err := Pod(s)
+			pod, err := Pod(s, Local(s))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -43,26 +43,35 @@ import (
 // admit. Everything else (the scheduler's and kwok's ports, etcd) is closed.
 // Egress is left alone: an external etcdURL must stay reachable. A user who
 // wants ?mode=direct from elsewhere adds a policy of their own: policies add up.
-func NetworkPolicy(s *v1alpha1.Simulator, serverNamespace string) *networkingv1.NetworkPolicy {
+//
+// Hosted (place.Hosted), no namespace there is the server's: a namespace
+// named serverNamespace in the hosting cluster is anyone's. The server
+// reaches the simulator server through the hosting apiserver's proxy,
+// which comes from wherever the control plane runs, so that port is open
+// to all and the hop gate (its token) is what admits; the inner
+// kube-apiserver stays closed but to the Pods of its namespace.
+func NetworkPolicy(s *v1alpha1.Simulator, serverNamespace string, place Placement) *networkingv1.NetworkPolicy {
 	port := func(p int32) networkingv1.NetworkPolicyPort {
 		return networkingv1.NetworkPolicyPort{Protocol: ptr.To(corev1.ProtocolTCP), Port: ptr.To(intstr.FromInt32(p))}
 	}
+	server := networkingv1.NetworkPolicyIngressRule{
+		From: []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{
+			MatchLabels: map[string]string{corev1.LabelMetadataName: serverNamespace},
+		}}},
+		Ports: []networkingv1.NetworkPolicyPort{port(s.Spec.KubeAPIServerPort), port(s.Spec.SimulatorServerPort)},
+	}
+	if place.Hosted {
+		// No From: every source.
+		server = networkingv1.NetworkPolicyIngressRule{Ports: []networkingv1.NetworkPolicyPort{port(s.Spec.SimulatorServerPort)}}
+	}
+	meta := place.objectMeta(s, sim.SimulatorNetworkPolicyName(s.Name))
+	meta.Labels = Labels(s)
 	return &networkingv1.NetworkPolicy{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:            sim.SimulatorNetworkPolicyName(s.Name),
-			Namespace:       s.Namespace,
-			Labels:          Labels(s),
-			OwnerReferences: []metav1.OwnerReference{OwnerReference(s)},
-		},
+		ObjectMeta: meta,
 		Spec: networkingv1.NetworkPolicySpec{
 			PodSelector: metav1.LabelSelector{MatchLabels: Labels(s)},
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
-			Ingress: []networkingv1.NetworkPolicyIngressRule{{
-				From: []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{
-					MatchLabels: map[string]string{corev1.LabelMetadataName: serverNamespace},
-				}}},
-				Ports: []networkingv1.NetworkPolicyPort{port(s.Spec.KubeAPIServerPort), port(s.Spec.SimulatorServerPort)},
-			}, {
+			Ingress: []networkingv1.NetworkPolicyIngressRule{server, {
 				From:  []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}},
 				Ports: []networkingv1.NetworkPolicyPort{port(s.Spec.KubeAPIServerPort)},
 			}},

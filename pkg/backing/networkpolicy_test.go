@@ -30,34 +30,68 @@ import (
 // port of the simulator's Pods.
 func TestNetworkPolicy(t *testing.T) {
 	s := simulator()
-	p := NetworkPolicy(s, "sim-system")
+	p := NetworkPolicy(s, "sim-system", Local(s))
 	if !OwnedBy(p, s.UID) || p.Name != sim.SimulatorNetworkPolicyName("example") || p.Namespace != "team-a" {
 		t.Errorf("policy %s/%s owners %v, want sim-example in team-a controlled by the simulator", p.Namespace, p.Name, p.OwnerReferences)
 	}
+	want := map[string][]int32{
+		"namespace sim-system": {3131, 1212}, // sim-apiserver: proxy, reconciler, simulators/api
+		"own namespace":        {3131},       // ?mode=direct kubeconfigs; not the simulator server
+	}
+	if diff := cmp.Diff(want, admitted(t, p)); diff != "" {
+		t.Errorf("admitted (-want +got):\n%s", diff)
+	}
+}
+
+// TestHostedNetworkPolicy: in a hosting cluster no namespace is the
+// server's; the simulator server, behind its hop gate, is open to every
+// source (the hosting apiserver's proxy), and the rest stays as closed.
+func TestHostedNetworkPolicy(t *testing.T) {
+	s := simulator()
+	p := NetworkPolicy(s, "sim-system", Placement{Namespace: "sims", Hosted: true})
+	if p.Namespace != "sims" || len(p.OwnerReferences) != 0 || p.Labels[sim.LabelSimulator] != "example" {
+		t.Errorf("policy %s/%s owners %v labels %v, want sim-example in sims, no owner, labelled", p.Namespace, p.Name, p.OwnerReferences, p.Labels)
+	}
+	want := map[string][]int32{
+		"every source":  {1212}, // the hosting apiserver's proxy, to the hop gate
+		"own namespace": {3131},
+	}
+	if diff := cmp.Diff(want, admitted(t, p)); diff != "" {
+		t.Errorf("admitted (-want +got):\n%s", diff)
+	}
+}
+
+// admitted is, for each peer of the policy, the ports it may reach.
+func admitted(t *testing.T, p *networkingv1.NetworkPolicy) map[string][]int32 {
+	t.Helper()
 	if diff := cmp.Diff(map[string]string{sim.LabelSimulator: "example"}, p.Spec.PodSelector.MatchLabels); diff != "" {
 		t.Errorf("pod selector (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]networkingv1.PolicyType{networkingv1.PolicyTypeIngress}, p.Spec.PolicyTypes); diff != "" {
 		t.Errorf("policy types (-want +got):\n%s", diff)
 	}
-	// peer → ports it may reach.
 	got := map[string][]int32{}
 	for _, rule := range p.Spec.Ingress {
-		if len(rule.From) == 0 {
-			t.Fatalf("a rule admits every source: %+v", rule)
+		peers := []string{"every source"}
+		if len(rule.From) > 0 {
+			peers = nil
 		}
 		for _, from := range rule.From {
-			var peer string
 			switch {
 			case from.IPBlock != nil:
 				t.Fatalf("an IP block is admitted: %+v", from.IPBlock)
 			case from.NamespaceSelector != nil && from.PodSelector == nil:
-				peer = "namespace " + from.NamespaceSelector.MatchLabels[corev1.LabelMetadataName]
+				peers = append(peers, "namespace "+from.NamespaceSelector.MatchLabels[corev1.LabelMetadataName])
 			case from.NamespaceSelector == nil && from.PodSelector != nil && len(from.PodSelector.MatchLabels) == 0 && len(from.PodSelector.MatchExpressions) == 0:
-				peer = "own namespace"
+				peers = append(peers, "own namespace")
 			default:
 				t.Fatalf("unexpected peer %+v", from)
 			}
+		}
+		if len(rule.Ports) == 0 {
+			t.Fatalf("a rule admits every port: %+v", rule)
+		}
+		for _, peer := range peers {
 			for _, port := range rule.Ports {
 				if port.Protocol == nil || *port.Protocol != corev1.ProtocolTCP || port.EndPort != nil {
 					t.Fatalf("port %+v, want one TCP port", port)
@@ -66,11 +100,5 @@ func TestNetworkPolicy(t *testing.T) {
 			}
 		}
 	}
-	want := map[string][]int32{
-		"namespace sim-system": {3131, 1212}, // sim-apiserver: proxy, reconciler, simulators/api
-		"own namespace":        {3131},       // ?mode=direct kubeconfigs; not the simulator server
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("admitted (-want +got):\n%s", diff)
-	}
+	return got
 }

@@ -68,17 +68,15 @@ func PodGeneration(pod *corev1.Pod) int64 {
 	return g
 }
 
-// Pod builds the Pod of the simulator's current generation: the generated
-// "simulator" (and, without etcdURL, "etcd") containers, with podTemplate
-// strategic-merged on top so that what the user wrote wins.
-func Pod(s *v1alpha1.Simulator) (*corev1.Pod, error) {
+// Pod builds the Pod of the simulator's current generation, where place
+// says: the generated "simulator" (and, without etcdURL, "etcd")
+// containers, with podTemplate strategic-merged on top so that what the
+// user wrote wins. The Secrets and claim it mounts are looked up in its own
+// namespace.
+func Pod(s *v1alpha1.Simulator, place Placement) (*corev1.Pod, error) {
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      sim.SimulatorPodName(s.Name, s.Generation),
-			Namespace: s.Namespace,
-			// Status and routing trust only the Pods the simulator controls.
-			OwnerReferences: []metav1.OwnerReference{OwnerReference(s)},
-		},
+		// Status and routing trust only the Pods the simulator owns.
+		ObjectMeta: place.objectMeta(s, sim.SimulatorPodName(s.Name, s.Generation)),
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{simulatorContainer(s)},
 			Volumes: []corev1.Volume{{

@@ -59,7 +59,8 @@ func envOf(c corev1.Container) map[string]string {
 }
 
 func TestPodDefaults(t *testing.T) {
-	pod, err := Pod(simulator())
+	s := simulator()
+	pod, err := Pod(s, Local(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestPodExternalEtcd(t *testing.T) {
 	s := simulator()
 	s.Spec.EtcdURL = "https://etcd.example:2379"
 	s.Spec.KubeSchedulerConfigurationPath = "/cfg/sched.yaml"
-	pod, err := Pod(s)
+	pod, err := Pod(s, Local(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestPodEtcdDataOnClaim(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := simulator()
 			s.Spec.EtcdPersistentVolumeClaimName = tc.claim
-			pod, err := Pod(s)
+			pod, err := Pod(s, Local(s))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +176,7 @@ func TestPodTemplateTakesPrecedence(t *testing.T) {
 			NodeSelector: map[string]string{"disk": "ssd"},
 		},
 	}
-	pod, err := Pod(s)
+	pod, err := Pod(s, Local(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,8 @@ func TestPodTemplateTakesPrecedence(t *testing.T) {
 }
 
 func TestSecretHoldsEveryCredential(t *testing.T) {
-	secret, err := Secret(simulator())
+	s := simulator()
+	secret, err := Secret(s, Local(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +229,8 @@ func TestSecretHoldsEveryCredential(t *testing.T) {
 }
 
 func TestService(t *testing.T) {
-	svc := Service(simulator())
+	s := simulator()
+	svc := Service(s, Local(s))
 	if svc.Name != "sim-example" || svc.Spec.Selector[sim.LabelSimulator] != "example" || len(svc.Spec.Ports) != 2 {
 		t.Errorf("service = %+v", svc)
 	}
@@ -241,7 +244,7 @@ func TestService(t *testing.T) {
 func TestPodMountsEtcdTLSSecret(t *testing.T) {
 	s := simulator()
 	s.Spec.EtcdURL, s.Spec.EtcdTLSSecretName = "https://etcd.example:2379", "etcd-client"
-	pod, err := Pod(s)
+	pod, err := Pod(s, Local(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +282,7 @@ func TestPodMountsSource(t *testing.T) {
 		SecretName: "prod", Mode: v1alpha1.SourceModeSync, Namespaces: []string{"web"}, QPS: 20,
 		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "front"}},
 	}
-	pod, err := Pod(s)
+	pod, err := Pod(s, Local(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +314,8 @@ func TestPodMountsSource(t *testing.T) {
 // TestPodRequests: every container requests CPU and memory, so the Pod is
 // Burstable, not BestEffort (evicted first); a podTemplate's requests win.
 func TestPodRequests(t *testing.T) {
-	pod, err := Pod(simulator())
+	s := simulator()
+	pod, err := Pod(s, Local(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,11 +335,11 @@ func TestPodRequests(t *testing.T) {
 	if cpu := total[corev1.ResourceCPU]; cpu.MilliValue()*40 > 1900 {
 		t.Errorf("the Pod requests %s CPU: 40 of them do not fit on 2 CPUs", cpu.String())
 	}
-	s := simulator()
+	s = simulator()
 	s.Spec.PodTemplate = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
 		Name: contract.SimulatorContainer, Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}},
 	}}}}
-	if pod, err = Pod(s); err != nil {
+	if pod, err = Pod(s, Local(s)); err != nil {
 		t.Fatal(err)
 	}
 	if got := Container(&pod.Spec, contract.SimulatorContainer).Resources.Requests[corev1.ResourceMemory]; got.String() != "1Gi" {

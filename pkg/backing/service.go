@@ -18,22 +18,19 @@ package backing
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 )
 
-// Service builds the Service in front of the simulator's Pod.
-func Service(s *v1alpha1.Simulator) *corev1.Service {
+// Service builds the Service in front of the simulator's Pod, where place
+// says.
+func Service(s *v1alpha1.Simulator, place Placement) *corev1.Service {
+	meta := place.objectMeta(s, sim.SimulatorServiceName(s.Name))
+	meta.Labels = Labels(s)
 	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:            sim.SimulatorServiceName(s.Name),
-			Namespace:       s.Namespace,
-			Labels:          Labels(s),
-			OwnerReferences: []metav1.OwnerReference{OwnerReference(s)},
-		},
+		ObjectMeta: meta,
 		Spec: corev1.ServiceSpec{
 			Selector: Labels(s),
 			Ports: []corev1.ServicePort{

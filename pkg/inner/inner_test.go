@@ -91,7 +91,7 @@ const clientHeader = "X-Client-User"
 
 func credentials(t *testing.T, s *v1alpha1.Simulator) *corev1.Secret {
 	t.Helper()
-	secret, err := backing.Secret(s)
+	secret, err := backing.Secret(s, backing.Local(s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,8 @@ type Credentials struct {
 // certificate for the Service's names, localhost and 127.0.0.1, admin
 // client certificate, service-account key pair), as the files of dir.
 func WriteCredentials(dir string) (Credentials, error) {
-	secret, err := backing.Secret(&v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "test", Namespace: "test"}})
+	s := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "test", Namespace: "test"}}
+	secret, err := backing.Secret(s, backing.Local(s))
 	if err != nil {
 		return Credentials{}, err
 	}

@@ -121,24 +121,25 @@ func TestServerAdmissionPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
-	pod, err := backing.Pod(ghost)
+	pod, err := backing.Pod(ghost, backing.Local(ghost))
 	if err != nil {
 		t.Fatal(err)
 	}
-	credentials, err := backing.Secret(ghost)
+	credentials, err := backing.Secret(ghost, backing.Local(ghost))
 	if err != nil {
 		t.Fatal(err)
 	}
+	service := backing.Service(ghost, backing.Local(ghost))
 	core, rbac := asServer.CoreV1(), asServer.RbacV1()
 	made := map[string]func() error{
 		"Pod":            func() error { _, err := core.Pods(ns).Create(ctx, pod, dryRun); return err },
 		"Secret":         func() error { _, err := core.Secrets(ns).Create(ctx, credentials, dryRun); return err },
-		"Service":        func() error { _, err := core.Services(ns).Create(ctx, backing.Service(ghost), dryRun); return err },
+		"Service":        func() error { _, err := core.Services(ns).Create(ctx, service, dryRun); return err },
 		"ServiceAccount": func() error { _, err := core.ServiceAccounts(ns).Create(ctx, readerAccount, dryRun); return err },
 		"Role":           func() error { _, err := rbac.Roles(ns).Create(ctx, readerRole, dryRun); return err },
 		"RoleBinding":    func() error { _, err := rbac.RoleBindings(ns).Create(ctx, writerBinding, dryRun); return err },
 		"NetworkPolicy": func() error {
-			_, err := asServer.NetworkingV1().NetworkPolicies(ns).Create(ctx, backing.NetworkPolicy(ghost, framework.SimNamespace), dryRun)
+			_, err := asServer.NetworkingV1().NetworkPolicies(ns).Create(ctx, backing.NetworkPolicy(ghost, framework.SimNamespace, backing.Local(ghost)), dryRun)
 			return err
 		},
 	}

@@ -267,7 +267,7 @@ func TestSimulatorAPI(t *testing.T) {
 		if !backing.OwnedBy(policy, s.UID) {
 			t.Errorf("NetworkPolicy owners %v, want the simulator %s as controller", policy.OwnerReferences, s.UID)
 		}
-		want := backing.NetworkPolicy(s, framework.SimNamespace).Spec
+		want := backing.NetworkPolicy(s, framework.SimNamespace, backing.Local(s)).Spec
 		if !apiequality.Semantic.DeepEqual(policy.Spec, want) {
 			t.Errorf("NetworkPolicy spec\n%+v\nwant\n%+v", policy.Spec, want)
 		}

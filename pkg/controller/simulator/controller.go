@@ -320,7 +320,7 @@ func (c *Controller) ensureSecret(ctx context.Context, s *v1alpha1.Simulator) er
 			return nil
 		}
 	}
-	want, err := backing.Secret(s)
+	want, err := backing.Secret(s, backing.Local(s))
 	if err != nil {
 		return fmt.Errorf("making credentials: %w", err)
 	}
@@ -396,7 +396,7 @@ func cachedAs[T metav1.Object](get func(name string) (T, error)) func(name strin
 }
 
 func (c *Controller) ensureService(ctx context.Context, s *v1alpha1.Simulator) error {
-	want := backing.Service(s)
+	want := backing.Service(s, backing.Local(s))
 	return ensureObject(ctx, s, "Service", want, cachedAs(c.services.Services(s.Namespace).Get), c.host.CoreV1().Services(s.Namespace),
 		func(current *corev1.Service) (*corev1.Service, bool) {
 			if samePorts(current.Spec.Ports, want.Spec.Ports) && current.Spec.Selector[sim.LabelSimulator] == s.Name {
@@ -424,7 +424,7 @@ func samePorts(a, b []corev1.ServicePort) bool {
 // ensureNetworkPolicy keeps the policy that admits to the Pod only what
 // must reach it (backing.NetworkPolicy).
 func (c *Controller) ensureNetworkPolicy(ctx context.Context, s *v1alpha1.Simulator) error {
-	want := backing.NetworkPolicy(s, c.serverNamespace)
+	want := backing.NetworkPolicy(s, c.serverNamespace, backing.Local(s))
 	return ensureObject(ctx, s, "NetworkPolicy", want, cachedAs(c.policies.NetworkPolicies(s.Namespace).Get), c.host.NetworkingV1().NetworkPolicies(s.Namespace),
 		func(current *networkingv1.NetworkPolicy) (*networkingv1.NetworkPolicy, bool) {
 			if equality.Semantic.DeepEqual(current.Spec, want.Spec) {
@@ -482,7 +482,7 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 	if haveCurrent {
 		return false, nil
 	}
-	pod, err := backing.Pod(s)
+	pod, err := backing.Pod(s, backing.Local(s))
 	if err != nil {
 		return false, fmt.Errorf("building the Pod: %w", err)
 	}

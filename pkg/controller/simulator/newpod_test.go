@@ -40,7 +40,7 @@ func TestWhyNewPod(t *testing.T) {
 		}
 	}
 	pod := func(s *v1alpha1.Simulator) *corev1.Pod {
-		p, err := backing.Pod(s)
+		p, err := backing.Pod(s, backing.Local(s))
 		if err != nil {
 			t.Fatal(err)
 		}

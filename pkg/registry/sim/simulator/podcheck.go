@@ -49,7 +49,7 @@ func (c podCheck) check(ctx context.Context, obj runtime.Object) error {
 	if err := c.scheme.Convert(s, external, nil); err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("converting simulator %s: %w", s.Name, err))
 	}
-	pod, err := backing.Pod(external)
+	pod, err := backing.Pod(external, backing.Local(external))
 	if err != nil {
 		return apierrors.NewInvalid(sim.Kind("Simulator"), s.Name, field.ErrorList{
 			field.Invalid(field.NewPath("spec", "podTemplate"), "", err.Error()),
