@@ -274,6 +274,16 @@ func TestSource(t *testing.T) {
 			createWithPriority(t, sc, p)
 		}
 		waitPodsInside(t, c, []string{"web-0", "web-1", "web-2"}, nil)
+		// A Pod new in the source went straight into etcd too.
+		if p, err := c.CoreV1().Pods("team").Get(ctx, "web-0", metav1.GetOptions{}); err != nil {
+			t.Fatal(err)
+		} else {
+			for _, f := range p.ManagedFields {
+				if f.Manager == "simulator-source-mirror" {
+					t.Errorf("pod web-0 inside was written through the API (%s by %s)", f.Operation, f.Manager)
+				}
+			}
+		}
 		for _, name := range []string{"web-1", "web-2"} {
 			if err := sc.CoreV1().Pods("team").Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)

@@ -18,6 +18,7 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -132,26 +133,20 @@ func (m *Mirror) copyStored(ctx context.Context, items []desired) []desired {
 	batch := etcdhttp.NewBatch(etcdhttp.MaxTxnOps, etcdhttp.MaxTxnBytes)
 	var pending []storeItem
 	for _, d := range items {
-		out, ok := mirror.Stored(d.src, d.obj, uuid.NewUUID(), now)
-		var value []byte
-		var err error
-		if ok {
-			value, err = etcdstore.Encode(out)
-		}
-		if !ok || err != nil {
+		it, kv, err := m.encodeStored(d, now)
+		if err != nil {
 			logger.V(2).Info("Not storing an object directly", "object", keyOf(d.kind, d.obj), "err", err)
 			mu.Lock()
 			viaAPI = append(viaAPI, d)
 			mu.Unlock()
 			continue
 		}
-		kv := etcdhttp.KeyValue{Key: m.cfg.Store.Key(d.kind.Resource, d.obj.GetNamespace(), d.obj.GetName()), Value: value}
 		if !batch.Fits(kv) {
 			send(txn{items: pending, kvs: batch.Take()})
 			pending = nil
 		}
 		batch.Add(kv)
-		pending = append(pending, storeItem{d: d, key: keyOf(d.kind, d.obj), stored: out})
+		pending = append(pending, it)
 	}
 	if batch.Len() > 0 {
 		send(txn{items: pending, kvs: batch.Take()})
@@ -164,6 +159,55 @@ func (m *Mirror) copyStored(ctx context.Context, items []desired) []desired {
 		}
 	}
 	return viaAPI
+}
+
+// encodeStored returns d as written into etcd, and its key and value.
+func (m *Mirror) encodeStored(d desired, now time.Time) (storeItem, etcdhttp.KeyValue, error) {
+	out, ok := mirror.Stored(d.src, d.obj, uuid.NewUUID(), now)
+	if !ok {
+		return storeItem{}, etcdhttp.KeyValue{}, fmt.Errorf("%s are not stored directly", d.kind.Resource)
+	}
+	value, err := etcdstore.Encode(out)
+	if err != nil {
+		return storeItem{}, etcdhttp.KeyValue{}, err
+	}
+	key := keyOf(d.kind, d.obj)
+	kv := etcdhttp.KeyValue{Key: m.cfg.Store.Key(d.kind.Resource, key.namespace, key.name), Value: value}
+	return storeItem{d: d, key: key, stored: out}, kv, nil
+}
+
+// errStoredExists: the object's key exists in etcd.
+var errStoredExists = errors.New("the key exists")
+
+// createStored writes d, an object new to the mirror, into etcd, in a
+// transaction of its own: in Sync, a source's new Pods arrive a few at a
+// time, and each so spares the inner kube-apiserver its admission and
+// kwok's write of its status. It fails with errStoredExists where the key
+// exists (the API path then updates it).
+func (m *Mirror) createStored(ctx context.Context, d desired) (mirror.Object, error) {
+	it, kv, err := m.encodeStored(d, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	r, err := m.cfg.Store.CreateAll(ctx, []etcdhttp.KeyValue{kv})
+	if err != nil {
+		return nil, err
+	}
+	if !r.Succeeded {
+		return nil, errStoredExists
+	}
+	return it.stored, nil
+}
+
+// namespaceInside says whether namespace (empty: a cluster-scoped
+// object's) is known to exist inside.
+func (m *Mirror) namespaceInside(namespace string) bool {
+	if namespace == "" {
+		return true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.namespacesInside[namespace]
 }
 
 // ensureNamespaces creates, through the API, the namespaces of items that
@@ -183,7 +227,11 @@ func (m *Mirror) ensureNamespaces(ctx context.Context, items []desired) map[stri
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			klog.FromContext(ctx).V(2).Info("Creating a namespace failed; its objects go through the API", "namespace", ns, "err", err)
 			missing[ns] = true
+			continue
 		}
+		m.mu.Lock()
+		m.namespacesInside[ns] = true
+		m.mu.Unlock()
 	}
 	return missing
 }

@@ -116,6 +116,9 @@ type Mirror struct {
 	// deleted (RecreatePod) is tried again with what was decided, which
 	// the Pod inside no longer shows.
 	shadowed map[objKey]shadowDecision
+	// namespacesInside are the namespaces known to exist inside: an
+	// object goes straight into etcd only in one (see createStored).
+	namespacesInside map[string]bool
 	// undecidedSince are the Pods the source bound that wait for the
 	// simulator's scheduler, since when (at most ShadowWait): a worker
 	// does not wait with them, it looks again after shadowPoll.
@@ -196,6 +199,8 @@ func New(cfg Config) (*Mirror, error) {
 		ownerUIDs:      map[objKey]types.UID{},
 		shadowed:       map[objKey]shadowDecision{},
 		undecidedSince: map[objKey]time.Time{},
+
+		namespacesInside: map[string]bool{},
 	}
 	m.opts = mirror.Options{Workloads: cfg.Source.Workloads, OwnerUID: m.ownerUID}
 	return m, nil
@@ -589,6 +594,9 @@ func (m *Mirror) observe(k *mirror.Kind, t watch.EventType, obj mirror.Object) {
 	case !isKnown:
 		t = watch.Added
 		d.obj = c
+		if m.stored(k) {
+			d.src = obj
+		}
 	default:
 		t = watch.Modified
 		d.obj = c
@@ -630,6 +638,13 @@ func (m *Mirror) wrote(key objKey, d desired, out mirror.Object) {
 	defer m.mu.Unlock()
 	_, was := m.known[key]
 	delete(m.shadowed, key)
+	switch {
+	case key.resource == "namespaces":
+		m.namespacesInside[key.name] = out != nil
+	case out != nil && key.namespace != "":
+		// Written through the API, which made its namespace if missing.
+		m.namespacesInside[key.namespace] = true
+	}
 	if out == nil {
 		delete(m.undecidedSince, key)
 		if was {
@@ -803,6 +818,15 @@ func (m *Mirror) write(ctx context.Context, key objKey, d desired, kn known, isK
 		}
 		m.wrote(key, d, out)
 		return nil
+	}
+	if !isKnown && d.src != nil && m.namespaceInside(key.namespace) {
+		// A new Node or Pod goes straight into etcd, as the first copy's.
+		out, err := m.createStored(ctx, d)
+		if err == nil {
+			m.wrote(key, d, out)
+			return nil
+		}
+		klog.FromContext(ctx).V(2).Info("Not storing an object directly; it goes through the API", "object", key, "err", err)
 	}
 	write := m.writer.Apply
 	if isKnown {
