@@ -228,6 +228,11 @@ func TestShadowHoldsNoWorker(t *testing.T) {
 	if got := innerPods(t, c)["p"]; got.Spec.NodeName != "" || m.pending() != 1 {
 		t.Fatalf("the undecided Pod: on %q inside, %d changes left; want it left pending, its change kept", got.Spec.NodeName, m.pending())
 	}
+	// All but a Pod the simulator's scheduler has yet to decide is
+	// written: the mirror is synced, and says when.
+	if s := m.Status(); s.LastSyncTime == nil {
+		t.Error("no lastSyncTime while only the undecided Pod is left")
+	}
 	// The scheduler decides: the next look writes it where the source put it.
 	decided := inner.DeepCopy()
 	decided.Spec.NodeName = "n2"

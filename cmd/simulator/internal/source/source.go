@@ -618,6 +618,20 @@ func (m *Mirror) traceEvent(now time.Time, t watch.EventType, k *mirror.Kind, ob
 	m.trace.Add(ev)
 }
 
+// settled says whether nothing is left to write but Pods the source bound
+// that the simulator's scheduler has yet to decide (written within
+// ShadowWait): the mirror is synced with the source but for those.
+func (m *Mirror) settled() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for key := range m.desired {
+		if _, undecided := m.undecidedSince[key]; !undecided {
+			return false
+		}
+	}
+	return true
+}
+
 // pending counts the changes left to write.
 func (m *Mirror) pending() int {
 	m.mu.Lock()
@@ -761,6 +775,9 @@ func (m *Mirror) processNext(ctx context.Context) bool {
 		if errors.Is(err, errUndecided) {
 			m.keep(key, d)
 			m.queue.AddAfter(key, shadowPoll)
+			if m.settled() {
+				m.status.synced(time.Now(), -1)
+			}
 			return true
 		}
 		logger := klog.FromContext(ctx)
@@ -778,7 +795,7 @@ func (m *Mirror) processNext(ctx context.Context) bool {
 	}
 	m.queue.Forget(key)
 	now := time.Now()
-	if m.pending() == 0 {
+	if m.settled() {
 		m.status.synced(now, now.Sub(d.received))
 	} else {
 		m.status.applied(now.Sub(d.received))
