@@ -49,7 +49,7 @@ func TestInnerStatePreserved(t *testing.T) {
 			if tc.annotation != "" {
 				s.Annotations = map[string]string{sim.AnnotationInnerStateReset: tc.annotation}
 			}
-			got := meta.FindStatusCondition(Status(s, nil).Conditions, sim.SimulatorConditionInnerStatePreserved)
+			got := meta.FindStatusCondition(Status(s, nil, nil).Conditions, sim.SimulatorConditionInnerStatePreserved)
 			if got == nil {
 				t.Fatal("no InnerStatePreserved condition")
 			}

@@ -56,7 +56,7 @@ func TestSourceStatus(t *testing.T) {
 			if tc.annotation != "" {
 				s.Annotations = map[string]string{sim.AnnotationSourceStatus: tc.annotation}
 			}
-			if diff := cmp.Diff(tc.want, Status(s, nil).Source); diff != "" {
+			if diff := cmp.Diff(tc.want, Status(s, nil, nil).Source); diff != "" {
 				t.Errorf("status.source (-want +got):\n%s", diff)
 			}
 		})

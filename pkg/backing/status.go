@@ -63,9 +63,15 @@ func PickPod(pods []*corev1.Pod, simulator string, uid types.UID, generation int
 // Status computes a simulator's status from its record and the Pod PickPod
 // chose (nil when it has none). It is the one definition of the phases: the
 // registry serves it on every read, the reconciler watches it change.
-func Status(s *sim.Simulator, pod *corev1.Pod) sim.SimulatorStatus {
+// hosting is why the hosting cluster of a hosted simulator cannot be read
+// (nil when it can, or the simulator is not hosted): its Pod is then not
+// seen, and the status says so rather than trust the last one seen.
+func Status(s *sim.Simulator, pod *corev1.Pod, hosting error) sim.SimulatorStatus {
 	st := sim.SimulatorStatus{
 		KubeAPIServerURL: KubeAPIServerURL(s.Name, s.Namespace, s.Spec.KubeAPIServerPort),
+	}
+	if hosting != nil {
+		return unreachableStatus(s, st, hosting)
 	}
 	since := s.CreationTimestamp
 	if pod != nil {
@@ -92,6 +98,29 @@ func Status(s *sim.Simulator, pod *corev1.Pod) sim.SimulatorStatus {
 		Reason:             reason,
 		Message:            st.Message,
 	}, innerStateCondition(s, st.ObservedGeneration)}
+	st.Source = sourceStatus(s)
+	return st
+}
+
+// unreachableStatus is the status of a simulator whose hosting cluster
+// cannot be read: Pending (Terminating once deleted), Available Unknown.
+// Nothing is known of its Pod, so nothing of it is said.
+func unreachableStatus(s *sim.Simulator, st sim.SimulatorStatus, err error) sim.SimulatorStatus {
+	st.Phase = sim.SimulatorPending
+	st.Message = fmt.Sprintf("cannot reach the hosting cluster (spec.hosting): %v", err)
+	since := s.CreationTimestamp
+	if s.DeletionTimestamp != nil {
+		st.Phase = sim.SimulatorTerminating
+		st.Message = fmt.Sprintf("waiting for the hosting cluster (spec.hosting) to remove the simulator's Pod, Service and credentials: %v", err)
+		since = *s.DeletionTimestamp
+	}
+	st.Conditions = []metav1.Condition{{
+		Type:               sim.SimulatorConditionAvailable,
+		Status:             metav1.ConditionUnknown,
+		LastTransitionTime: since,
+		Reason:             sim.SimulatorReasonHostingClusterUnreachable,
+		Message:            st.Message,
+	}, innerStateCondition(s, 0)}
 	st.Source = sourceStatus(s)
 	return st
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package backing
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -137,7 +138,7 @@ func TestStatusPhases(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			st := Status(tc.sim, tc.pod)
+			st := Status(tc.sim, tc.pod, nil)
 			if st.Phase != tc.phase || !strings.Contains(st.Message, tc.message) {
 				t.Errorf("phase %q message %q; want %q containing %q", st.Phase, st.Message, tc.phase, tc.message)
 			}
@@ -157,6 +158,44 @@ func TestStatusPhases(t *testing.T) {
 				t.Errorf("Available condition reason %q message %q; want reason %q and the status message", c.Reason, c.Message, reason)
 			}
 		})
+	}
+}
+
+// TestStatusHostingUnreachable: a hosted simulator whose hosting cluster
+// cannot be read is Pending (Terminating once deleted) with Available
+// Unknown for HostingClusterUnreachable and the error, whatever its last
+// Pod seen said, and names no Pod.
+func TestStatusHostingUnreachable(t *testing.T) {
+	now := metav1.Now()
+	s := &sim.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "example", Namespace: "ns", UID: exampleUID, Generation: 2}}
+	deleted := s.DeepCopy()
+	deleted.DeletionTimestamp = &now
+	err := errors.New(`the hosting cluster b.example refused the credentials: 401 Unauthorized`)
+	for _, tc := range []struct {
+		sim     *sim.Simulator
+		phase   sim.SimulatorPhase
+		message string
+	}{
+		{s, sim.SimulatorPending, "cannot reach the hosting cluster (spec.hosting): the hosting cluster b.example refused"},
+		{deleted, sim.SimulatorTerminating, "waiting for the hosting cluster (spec.hosting) to remove"},
+	} {
+		st := Status(tc.sim, podOf("2", ready), err)
+		if st.Phase != tc.phase || !strings.Contains(st.Message, tc.message) || !strings.Contains(st.Message, "401 Unauthorized") {
+			t.Errorf("phase %q message %q; want %q containing %q and the error", st.Phase, st.Message, tc.phase, tc.message)
+		}
+		if st.PodName != "" || st.ObservedGeneration != 0 {
+			t.Errorf("pod %q generation %d: want nothing said of a Pod not seen", st.PodName, st.ObservedGeneration)
+		}
+		if len(st.Conditions) != 2 {
+			t.Fatalf("conditions %+v", st.Conditions)
+		}
+		if c := st.Conditions[0]; c.Type != sim.SimulatorConditionAvailable || c.Status != metav1.ConditionUnknown ||
+			c.Reason != sim.SimulatorReasonHostingClusterUnreachable || c.Message != st.Message {
+			t.Errorf("Available condition %+v", c)
+		}
+	}
+	if st := Status(s, podOf("2", ready), nil); st.Phase != sim.SimulatorAvailable {
+		t.Errorf("reachable: phase %s, want Available", st.Phase)
 	}
 }
 

@@ -152,6 +152,12 @@ const (
 	SimulatorConditionAvailable = "Available"
 	// SimulatorConditionInnerStatePreserved is False once the inner cluster started over.
 	SimulatorConditionInnerStatePreserved = "InnerStatePreserved"
+
+	// SimulatorReasonHostingClusterUnreachable is the reason of an
+	// Available condition that is Unknown because the hosting cluster
+	// (spec.hosting) cannot be reached or refuses the credentials: its
+	// Pod cannot be seen.
+	SimulatorReasonHostingClusterUnreachable = "HostingClusterUnreachable"
 )
 
 // SimulatorStatus is computed from the backing Pod on every read.

@@ -583,7 +583,7 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) err
 	// A copy: conversion shares the map with the informer's object.
 	internal.Annotations = maps.Clone(internal.Annotations)
 	delete(internal.Annotations, backing.AnnotationNotOwned)
-	st := backing.Status(internal, backing.PickPod(c.hostCache.SimulatorPods(s.Namespace, s.Name), s.Name, s.UID, s.Generation))
+	st := backing.Status(internal, backing.PickPod(c.hostCache.SimulatorPods(s.Namespace, s.Name), s.Name, s.UID, s.Generation), nil)
 	// The reason too: a Pending simulator turning Unschedulable is news.
 	digest := digestOf(st)
 	if s.Annotations[AnnotationObservedStatus] == digest && !conflict {

@@ -254,6 +254,12 @@ const (
 	// inside is gone), with why and when; True while it holds everything
 	// made inside since the simulator was created.
 	SimulatorConditionInnerStatePreserved = "InnerStatePreserved"
+
+	// SimulatorReasonHostingClusterUnreachable is the reason of an
+	// Available condition that is Unknown because the hosting cluster
+	// (spec.hosting) cannot be reached or refuses the credentials: its
+	// Pod cannot be seen.
+	SimulatorReasonHostingClusterUnreachable = "HostingClusterUnreachable"
 )
 
 // SimulatorStatus is computed from the backing Pod on every read.
