@@ -26,10 +26,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -37,6 +34,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
+	"sigs.k8s.io/simulator-apiserver/pkg/secretwatch"
 )
 
 // Why a hosting Secret gives no clients (SecretError's Err).
@@ -228,32 +226,23 @@ func (e *Entry) start(ctx context.Context) {
 	e.ctx, e.cancel = context.WithCancel(ctx)
 	ctx = e.ctx
 	e.mu.Unlock()
-	factory := informers.NewSharedInformerFactoryWithOptions(e.r.serving, e.r.opts.Cache.Resync,
-		informers.WithNamespace(e.key.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", e.key.SecretName).String()
-		}))
-	informer := factory.Core().V1().Secrets().Informer()
-	reg, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    e.secretSeen,
-		UpdateFunc: func(_, obj any) { e.secretSeen(obj) },
-		DeleteFunc: e.secretGone,
-	})
+	w, err := secretwatch.Start(ctx, e.r.serving, e.key.Namespace, e.key.SecretName, e.r.opts.Cache.Resync,
+		cache.ResourceEventHandlerFuncs{
+			AddFunc:    e.secretSeen,
+			UpdateFunc: func(_, obj any) { e.secretSeen(obj) },
+			DeleteFunc: e.secretGone,
+		})
 	if err != nil {
 		// Only a stopped informer refuses a handler, and this one never ran.
 		utilruntime.HandleError(err)
 		return
 	}
-	factory.Start(ctx.Done())
-	e.running.Go(func() {
-		<-ctx.Done()
-		factory.Shutdown()
-	})
+	e.running.Go(w.Wait)
 	e.running.Go(func() {
 		// Listed, and the handler told of no Secret of that name (the
 		// registration's HasSynced: the handler has had the list, not
 		// only the store): missing, not unread.
-		if cache.WaitForCacheSync(ctx.Done(), reg.HasSynced) {
+		if cache.WaitForCacheSync(ctx.Done(), w.HasSynced) {
 			e.update(func() []*clients {
 				if !e.seen {
 					e.secretErr = &SecretError{Key: e.key, Err: ErrSecretNotFound}
@@ -281,19 +270,12 @@ func (e *Entry) stop() {
 	pending.stop()
 }
 
-// isSecret says whether obj is the entry's Secret: a fake clientset, for
-// one, lists by namespace whatever the field selector.
-func (e *Entry) isSecret(obj any) bool {
-	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
-	return err == nil && key == e.key.String()
-}
-
 // secretSeen takes the Secret's kubeconfig: the same as in use is nothing;
 // new data makes new clients, used at once if there are none, else once
 // their cache has synced (awaitSwap).
 func (e *Entry) secretSeen(obj any) {
 	secret, ok := obj.(*corev1.Secret)
-	if !ok || !e.isSecret(obj) {
+	if !ok {
 		return
 	}
 	kubeconfig := secret.Data[contract.SourceKeyKubeconfig]
@@ -330,10 +312,7 @@ func (e *Entry) secretSeen(obj any) {
 }
 
 // secretGone keeps the clients, for cleanup, and says the Secret is gone.
-func (e *Entry) secretGone(obj any) {
-	if !e.isSecret(obj) {
-		return
-	}
+func (e *Entry) secretGone(any) {
 	e.update(func() []*clients {
 		e.secretErr = &SecretError{Key: e.key, Err: ErrSecretNotFound}
 		return e.dropPending()

@@ -30,16 +30,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	"sigs.k8s.io/simulator-apiserver/pkg/secretwatch"
 	"sigs.k8s.io/simulator-apiserver/pkg/servingcert"
 )
 
@@ -66,17 +62,12 @@ type Keeper struct {
 	mu     sync.RWMutex
 	key    []byte
 	signer *backing.Signer
-
-	queue workqueue.TypedRateLimitingInterface[string]
 }
 
 // New returns the keeper of the key in namespace, the server's.
 func New(client kubernetes.Interface, namespace string) *Keeper {
 	return &Keeper{
 		client: client, namespace: namespace,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "ownershipkey"}),
 	}
 }
 
@@ -153,39 +144,7 @@ func (k *Keeper) ensureSecret(ctx context.Context) ([]byte, error) {
 // Run keeps the Secret and the key held until ctx ends: on every change of
 // the Secret, and every few minutes.
 func (k *Keeper) Run(ctx context.Context) {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	defer k.queue.ShutDown()
-	logger := klog.FromContext(ctx)
-	factory := informers.NewSharedInformerFactoryWithOptions(k.client, resync,
-		informers.WithNamespace(k.namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", SecretName).String()
-		}))
-	enqueue := func(any) { k.queue.Add(SecretName) }
-	if _, err := factory.Core().V1().Secrets().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue,
-	}); err != nil {
-		logger.Error(err, "Watching the ownership key")
-		return
-	}
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
-	go func() {
-		<-ctx.Done()
-		k.queue.ShutDown()
-	}()
-	k.queue.Add(SecretName)
-	for {
-		item, quit := k.queue.Get()
-		if quit {
-			return
-		}
-		if err := k.Sync(ctx); err != nil {
-			logger.Error(err, "Keeping the ownership key")
-			k.queue.AddRateLimited(item)
-		} else {
-			k.queue.Forget(item)
-		}
-		k.queue.Done(item)
-	}
+	secretwatch.Run(ctx, k.client, k.namespace, SecretName, resync, "ownershipkey", func(ctx context.Context) (time.Duration, error) {
+		return 0, k.Sync(ctx)
+	})
 }

@@ -26,16 +26,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/secretwatch"
 )
 
 // ManagedByLabel marks the Secret as the server's. A Secret of the same
@@ -68,8 +65,6 @@ type Controller struct {
 	mu        sync.RWMutex
 	cert, key []byte
 	listeners []dynamiccertificates.Listener
-
-	queue workqueue.TypedRateLimitingInterface[string]
 }
 
 var (
@@ -86,9 +81,6 @@ func New(client kubernetes.Interface, agg aggregator.Interface, namespace, secre
 	return &Controller{
 		client: client, aggregator: agg, namespace: namespace, secret: secret, apiService: apiService, policy: p,
 		Now: time.Now,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "servingcert"}),
 	}, nil
 }
 
@@ -119,43 +111,14 @@ func (c *Controller) RunOnce(ctx context.Context) error {
 // until ctx ends: on every change of the Secret, at every renewal, and
 // every few minutes for the APIService.
 func (c *Controller) Run(ctx context.Context, _ int) {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	defer c.queue.ShutDown()
-	logger := klog.FromContext(ctx)
-	factory := informers.NewSharedInformerFactoryWithOptions(c.client, resync,
-		informers.WithNamespace(c.namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", c.secret).String()
-		}))
-	enqueue := func(any) { c.queue.Add(c.secret) }
-	if _, err := factory.Core().V1().Secrets().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue,
-	}); err != nil {
-		logger.Error(err, "Watching the serving certificate Secret")
-		return
-	}
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
-	go func() {
-		<-ctx.Done()
-		c.queue.ShutDown()
-	}()
-	c.queue.Add(c.secret)
-	for {
-		key, quit := c.queue.Get()
-		if quit {
-			return
-		}
+	secretwatch.Run(ctx, c.client, c.namespace, c.secret, resync, "servingcert", func(ctx context.Context) (time.Duration, error) {
 		next, err := c.Sync(ctx)
 		if err != nil {
-			logger.Error(err, "Keeping the serving certificate", "secret", klog.KRef(c.namespace, c.secret))
-			c.queue.AddRateLimited(key)
-		} else {
-			c.queue.Forget(key)
-			c.queue.AddAfter(key, next.Sub(c.Now()))
+			return 0, err
 		}
-		c.queue.Done(key)
-	}
+		// At least a moment: a renewal due now has just been made.
+		return max(next.Sub(c.Now()), time.Second), nil
+	})
 }
 
 // Sync brings the Secret, the served certificate and the caBundle to what
