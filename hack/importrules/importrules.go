@@ -92,10 +92,15 @@ var Rules = []Rule{
 		Allowed: not(anyOf(under(Module+"/cmd"), under(Module+"/test"), under(Module+"/hack"))),
 	},
 	{
-		Name:    "the simulator image shares only the contract (and the results' format) with the server",
+		Name:    "the simulator image shares only the contract (and the results' format, and the check of a user's kubeconfig) with the server",
 		Applies: under(Module + "/cmd/simulator"),
 		Allowed: anyOf(not(under(Module)), under(Module+"/cmd/simulator"),
-			leaf, under(Module+"/pkg/schedulingresult")),
+			leaf, under(Module+"/pkg/schedulingresult"), under(Module+"/pkg/inlinekubeconfig")),
+	},
+	{
+		Name:    "what the simulator image shares with the server imports nothing else of the module",
+		Applies: under(Module + "/pkg/inlinekubeconfig"),
+		Allowed: anyOf(not(under(Module)), leaf),
 	},
 	{
 		Name:    "kubectl sim is a client of the subresources like any other: of this module it imports its own packages, the leaves and the results' format alone",

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
+	"sigs.k8s.io/simulator-apiserver/pkg/inlinekubeconfig"
 )
 
 // clients are what one kubeconfig of an entry gives: its configuration,
@@ -49,9 +50,9 @@ type clients struct {
 // following e's simulators and every handler of e on it. It calls
 // nothing: start does. Called with e.mu held.
 func (e *Entry) newClients(kubeconfig []byte) (*clients, error) {
-	cfg, err := RESTConfig(kubeconfig)
+	cfg, err := inlinekubeconfig.RESTConfig(kubeconfig)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the hosting kubeconfig: %w", err)
 	}
 	c := &clients{kubeconfig: kubeconfig, config: cfg, version: e.r.versions.Add(1)}
 	c.health = NewHealth(func() { e.healthChanged(c) })

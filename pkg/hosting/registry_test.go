@@ -37,6 +37,7 @@ import (
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -59,9 +60,23 @@ func hostingPod(name, simulator string) *corev1.Pod {
 	}}
 }
 
-// kubeconfigOf is an inline kubeconfig of the cluster at https://host.
-func kubeconfigOf(t *testing.T, host string) []byte {
-	return write(t, inlineKubeconfig("https://"+host, nil))
+// kubeconfigOf is an inline kubeconfig of the cluster at https://host, with
+// a token, or user if not nil.
+func kubeconfigOf(t *testing.T, host string, user ...*clientcmdapi.AuthInfo) []byte {
+	t.Helper()
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["b"] = &clientcmdapi.Cluster{Server: "https://" + host}
+	kc.AuthInfos["sims"] = &clientcmdapi.AuthInfo{Token: "hosting-token"}
+	for _, u := range user {
+		kc.AuthInfos["sims"] = u
+	}
+	kc.Contexts["b"] = &clientcmdapi.Context{Cluster: "b", AuthInfo: "sims"}
+	kc.CurrentContext = "b"
+	data, err := clientcmd.Write(*kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 func kubeconfigSecret(kubeconfig []byte) *corev1.Secret {
@@ -333,8 +348,7 @@ func TestSecretDeleted(t *testing.T) {
 // kubeconfig RESTConfig refuses give no clients, and Health names the
 // Secret and why; refused after good data, the last clients stay.
 func TestSecretRefused(t *testing.T) {
-	exec := inlineKubeconfig("https://a.example", nil)
-	exec.AuthInfos["sims"] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{Command: "aws", APIVersion: "client.authentication.k8s.io/v1"}}
+	exec := kubeconfigOf(t, "a.example", &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{Command: "aws", APIVersion: "client.authentication.k8s.io/v1"}})
 	noKey := kubeconfigSecret(nil)
 	noKey.Data = map[string][]byte{"config": kubeconfigOf(t, "a.example")}
 	for _, tc := range []struct {
@@ -345,7 +359,7 @@ func TestSecretRefused(t *testing.T) {
 	}{
 		{name: "missing", is: ErrSecretNotFound, want: "the hosting Secret team-a/hosting: not found"},
 		{name: "no key", objects: []runtime.Object{noKey}, is: ErrNoKubeconfig, want: `the hosting Secret team-a/hosting: no "kubeconfig" key`},
-		{name: "exec plugin", objects: []runtime.Object{kubeconfigSecret(write(t, exec))},
+		{name: "exec plugin", objects: []runtime.Object{kubeconfigSecret(exec)},
 			want: `the hosting Secret team-a/hosting: the hosting kubeconfig: user "sims" runs an exec credential plugin`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -367,7 +381,7 @@ func TestSecretRefused(t *testing.T) {
 	f := newFixture(t, kubeconfigSecret(kubeconfigOf(t, "a.example")))
 	e := f.healthy(t, "team-a/s1")
 	client := e.Client()
-	if _, err := f.serving.CoreV1().Secrets(servingNS).Update(t.Context(), kubeconfigSecret(write(t, exec)), metav1.UpdateOptions{}); err != nil {
+	if _, err := f.serving.CoreV1().Secrets(servingNS).Update(t.Context(), kubeconfigSecret(exec), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "Health says the kubeconfig is refused", func() bool {

@@ -26,9 +26,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+	"sigs.k8s.io/simulator-apiserver/pkg/inlinekubeconfig"
 )
 
 // burst is the source client's burst: small, so that the source sees the
@@ -40,8 +40,9 @@ const burst = 10
 // are in dir: its kubeconfig, else its token and CA with the address of the
 // cluster the simulator runs in (lookupEnv reads KUBERNETES_SERVICE_HOST
 // and _PORT). It uses those credentials and no others: a kubeconfig that
-// names credentials outside itself (files, exec plugins, auth providers)
-// is refused, as they would be the Pod's own. Reads are protobuf, at qps.
+// names anything outside itself (files, exec plugins, auth providers, a
+// proxy) or a server not on https is refused, as the server refuses a
+// hosting cluster's (inlinekubeconfig). Reads are protobuf, at qps.
 func RESTConfig(dir string, qps int32, lookupEnv func(string) (string, bool)) (*rest.Config, error) {
 	cfg, err := credentials(dir, lookupEnv)
 	if err != nil {
@@ -60,7 +61,11 @@ func credentials(dir string, lookupEnv func(string) (string, bool)) (*rest.Confi
 	data, err := os.ReadFile(kubeconfigPath)
 	switch {
 	case err == nil:
-		return fromKubeconfig(data)
+		cfg, err := inlinekubeconfig.RESTConfig(data)
+		if err != nil {
+			return nil, fmt.Errorf("the source's %s: %w", contract.SourceKeyKubeconfig, err)
+		}
+		return cfg, nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("reading the source's %s: %w", contract.SourceKeyKubeconfig, err)
 	}
@@ -83,28 +88,4 @@ func credentials(dir string, lookupEnv func(string) (string, bool)) (*rest.Confi
 		BearerTokenFile: tokenPath,
 		TLSClientConfig: rest.TLSClientConfig{CAFile: caPath},
 	}, nil
-}
-
-// fromKubeconfig reads a kubeconfig that holds its credentials inline.
-func fromKubeconfig(data []byte) (*rest.Config, error) {
-	kc, err := clientcmd.Load(data)
-	if err != nil {
-		return nil, fmt.Errorf("the source's %s: %w", contract.SourceKeyKubeconfig, err)
-	}
-	// Only the context in use matters, but any other could become it.
-	for name, a := range kc.AuthInfos {
-		switch {
-		case a.Exec != nil, a.AuthProvider != nil:
-			return nil, fmt.Errorf("the source's %s: user %q runs a credential plugin; give its credentials inline", contract.SourceKeyKubeconfig, name)
-		case a.TokenFile != "", a.ClientCertificate != "", a.ClientKey != "":
-			return nil, fmt.Errorf("the source's %s: user %q names credential files; give them inline (token, client-certificate-data, client-key-data)", contract.SourceKeyKubeconfig, name)
-		}
-	}
-	// NewDefaultClientConfig, not the loading rules: they would fall back
-	// to the Pod's own service account when the kubeconfig is incomplete.
-	cfg, err := clientcmd.NewDefaultClientConfig(*kc, &clientcmd.ConfigOverrides{}).ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("the source's %s: %w", contract.SourceKeyKubeconfig, err)
-	}
-	return cfg, nil
 }

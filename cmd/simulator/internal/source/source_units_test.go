@@ -257,7 +257,7 @@ func TestRESTConfig(t *testing.T) {
 				writeKubeconfig(t, dir, &clientcmdapi.AuthInfo{TokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token"})
 			},
 			env:     inCluster,
-			wantErr: `user "u" names credential files`,
+			wantErr: `user "u" names a token file`,
 		},
 		{
 			name: "kubeconfig running a plugin",
@@ -265,7 +265,7 @@ func TestRESTConfig(t *testing.T) {
 				writeKubeconfig(t, dir, &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{Command: "aws", APIVersion: "client.authentication.k8s.io/v1"}})
 			},
 			env:     inCluster,
-			wantErr: `user "u" runs a credential plugin`,
+			wantErr: `user "u" runs an exec credential plugin`,
 		},
 		{
 			name: "token and CA: the cluster the simulator runs in",
