@@ -287,9 +287,7 @@ func mergeMap(was, now map[string]string) map[string]any {
 		}
 	}
 	for k, v := range now {
-		if was[k] != v {
-			out[k] = v
-		} else if _, ok := was[k]; !ok {
+		if old, ok := was[k]; !ok || old != v {
 			out[k] = v
 		}
 	}

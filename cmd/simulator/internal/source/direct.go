@@ -84,12 +84,15 @@ func (m *Mirror) copyStored(ctx context.Context, items []desired) []desired {
 	var viaAPI []desired
 	if items[0].kind.Namespaced {
 		missing := m.ensureNamespaces(ctx, items)
+		kept := make([]desired, 0, len(items))
 		for _, d := range items {
 			if missing[d.obj.GetNamespace()] {
 				viaAPI = append(viaAPI, d)
+			} else {
+				kept = append(kept, d)
 			}
 		}
-		items = without(items, missing)
+		items = kept
 	}
 	type txn struct {
 		items []storeItem
@@ -234,19 +237,6 @@ func (m *Mirror) ensureNamespaces(ctx context.Context, items []desired) map[stri
 		m.mu.Unlock()
 	}
 	return missing
-}
-
-func without(items []desired, namespaces map[string]bool) []desired {
-	if len(namespaces) == 0 {
-		return items
-	}
-	out := make([]desired, 0, len(items))
-	for _, d := range items {
-		if !namespaces[d.obj.GetNamespace()] {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // waitServed waits until kube-apiserver serves it at revision: a read at a
