@@ -62,15 +62,16 @@ func OwnedBy(obj metav1.Object, uid types.UID) bool {
 }
 
 // OwnedPod says whether pod is one the server made for the simulator of
-// that name and UID: controlled by it, and named as the server names the Pod
-// of the generation it is labelled with. Pods are found by label, not by
+// that name that owner is: its own (by owner reference here, by signature in
+// a hosting cluster), and named as the server names the Pod of the
+// generation it is labelled with. Pods are found by label, not by
 // name, and the UID is readable by anyone who may view the simulator, so an
 // owner reference alone can be forged by whoever may create Pods (the
 // admission policy sim-apiserver-owner-references refuses that where it is
 // installed); the name is what a forger must also take, and a Pod of that
 // name is the one the server creates or finds in its way.
-func OwnedPod(pod *corev1.Pod, simulator string, uid types.UID) bool {
-	return OwnedBy(pod, uid) && pod.Name == sim.SimulatorPodName(simulator, PodGeneration(pod))
+func OwnedPod(pod *corev1.Pod, simulator string, owner Owner) bool {
+	return owner.Owns(pod) && pod.Name == sim.SimulatorPodName(simulator, PodGeneration(pod))
 }
 
 // OwnedByName says whether obj is controlled by a simulator of that name,

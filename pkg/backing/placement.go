@@ -41,14 +41,6 @@ func Local(s *v1alpha1.Simulator) Placement {
 	return Placement{Namespace: s.Namespace}
 }
 
-// PlacementOf is where spec.hosting puts the simulator's objects.
-func PlacementOf(s *v1alpha1.Simulator) Placement {
-	if h := s.Spec.Hosting; h != nil {
-		return Placement{Namespace: h.Namespace, Hosted: true}
-	}
-	return Local(s)
-}
-
 // objectMeta is the metadata of a simulator's object of that name: in the
 // placement's namespace, controlled by the simulator when local. Hosted
 // objects keep the simulator's label; they are signed once created, as

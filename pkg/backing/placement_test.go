@@ -33,17 +33,6 @@ import (
 
 var hosted = Placement{Namespace: "sims", Hosted: true}
 
-func TestPlacementOf(t *testing.T) {
-	s := simulator()
-	if got, want := PlacementOf(s), (Placement{Namespace: "team-a"}); got != want || Local(s) != want {
-		t.Errorf("PlacementOf = %+v, Local = %+v, want %+v", got, Local(s), want)
-	}
-	s.Spec.Hosting = &v1alpha1.SimulatorHosting{SecretName: "kubeconfig", Namespace: "sims"}
-	if got := PlacementOf(s); got != hosted {
-		t.Errorf("PlacementOf a hosted simulator = %+v, want %+v", got, hosted)
-	}
-}
-
 type object interface {
 	metav1.Object
 	runtime.Object

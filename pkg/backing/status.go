@@ -23,7 +23,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
@@ -38,14 +37,14 @@ var waitingFailures = sets.New(
 
 // PickPod chooses, among the Pods labelled with a simulator, the one its
 // status speaks for and the proxy routes to: of those the simulator (of that
-// name and UID) controls under the names the server gives them (OwnedPod),
+// name, which owner is) owns under the names the server gives them (OwnedPod),
 // the Pod of the current generation if there is one, else the newest. A Pod
 // that only carries the labels, or the owner reference too, is never picked.
-func PickPod(pods []*corev1.Pod, simulator string, uid types.UID, generation int64) *corev1.Pod {
+func PickPod(pods []*corev1.Pod, simulator string, owner Owner, generation int64) *corev1.Pod {
 	var best *corev1.Pod
 	for _, p := range pods {
 		switch {
-		case !OwnedPod(p, simulator, uid):
+		case !OwnedPod(p, simulator, owner):
 			continue
 		case best == nil:
 			best = p

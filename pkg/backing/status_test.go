@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -203,16 +204,16 @@ func TestPickPod(t *testing.T) {
 	now := metav1.Now()
 	old, cur := podOf("1", nil), podOf("2", nil)
 	curDeleting := podOf("2", func(p *corev1.Pod) { p.DeletionTimestamp = &now })
-	if got := PickPod([]*corev1.Pod{old, cur}, "example", exampleUID, 2); got != cur {
+	if got := PickPod([]*corev1.Pod{old, cur}, "example", ReferenceOwner(exampleUID), 2); got != cur {
 		t.Errorf("want the current generation's pod, got %s", got.Name)
 	}
-	if got := PickPod([]*corev1.Pod{curDeleting, old, cur}, "example", exampleUID, 2); got != cur {
+	if got := PickPod([]*corev1.Pod{curDeleting, old, cur}, "example", ReferenceOwner(exampleUID), 2); got != cur {
 		t.Errorf("want the live pod of the current generation, got %v", got)
 	}
-	if got := PickPod([]*corev1.Pod{old, podOf("0", nil)}, "example", exampleUID, 2); got != old {
+	if got := PickPod([]*corev1.Pod{old, podOf("0", nil)}, "example", ReferenceOwner(exampleUID), 2); got != old {
 		t.Errorf("without one of the current generation, want the newest, got %s", got.Name)
 	}
-	if PickPod(nil, "example", exampleUID, 1) != nil {
+	if PickPod(nil, "example", ReferenceOwner(exampleUID), 1) != nil {
 		t.Error("no pods, no pick")
 	}
 	// Labels alone are anyone's: Pods that another simulator (of the same
@@ -221,10 +222,10 @@ func TestPickPod(t *testing.T) {
 	other := podOf("3", func(p *corev1.Pod) { p.OwnerReferences[0].UID = "another-uid" })
 	notController := podOf("3", func(p *corev1.Pod) { p.OwnerReferences[0].Controller = nil })
 	otherKind := podOf("3", func(p *corev1.Pod) { p.OwnerReferences[0].Kind = "ReplicaSet" })
-	if got := PickPod([]*corev1.Pod{forged, other, notController, otherKind, old}, "example", exampleUID, 3); got != old {
+	if got := PickPod([]*corev1.Pod{forged, other, notController, otherKind, old}, "example", ReferenceOwner(exampleUID), 3); got != old {
 		t.Errorf("with Pods the simulator does not control, want its own, got %s (owners %+v)", got.Name, got.OwnerReferences)
 	}
-	if got := PickPod([]*corev1.Pod{forged}, "example", "", 3); got != nil {
+	if got := PickPod([]*corev1.Pod{forged}, "example", ReferenceOwner(""), 3); got != nil {
 		t.Errorf("a simulator without a UID owns nothing, got %s", got.Name)
 	}
 	// The owner reference with the simulator's UID (readable with view),
@@ -233,7 +234,21 @@ func TestPickPod(t *testing.T) {
 	renamed := podOf("3", func(p *corev1.Pod) { p.Name = "listener" })
 	otherGeneration := podOf("3", func(p *corev1.Pod) { p.Name = "sim-example-g2" })
 	refNamed := podOf("3", func(p *corev1.Pod) { p.Name, p.OwnerReferences[0].Name = "sim-evil-g3", "evil" })
-	if got := PickPod([]*corev1.Pod{renamed, otherGeneration, refNamed, old}, "example", exampleUID, 3); got != old {
+	if got := PickPod([]*corev1.Pod{renamed, otherGeneration, refNamed, old}, "example", ReferenceOwner(exampleUID), 3); got != old {
 		t.Errorf("with owner references forged under other names, want its own Pod, got %s", got.Name)
+	}
+	// Hosted: the server's signature, not the owner reference, makes a
+	// Pod the simulator's.
+	signer := testSigner(t, 1)
+	owner := signer.Owner(claim)
+	hosted := func(gen, uid string) *corev1.Pod {
+		return podOf(gen, func(p *corev1.Pod) { p.OwnerReferences, p.Namespace, p.UID = nil, "sims", types.UID(uid) })
+	}
+	signedOld, unsigned, referenced := hosted("1", "u1"), hosted("2", "u2"), podOf("2", nil)
+	if err := owner.Sign(signedOld); err != nil {
+		t.Fatal(err)
+	}
+	if got := PickPod([]*corev1.Pod{unsigned, referenced, signedOld}, "example", owner, 2); got != signedOld {
+		t.Errorf("hosted: want the signed Pod, got %v", got)
 	}
 }

@@ -99,7 +99,7 @@ type Credentials struct {
 // URL returns the inner apiserver's URL at the IP of the simulator's ready Pod
 // of the current generation.
 func (a *Access) URL(t Target) (*url.URL, error) {
-	pod := backing.PickPod(a.pods.SimulatorPods(t.Namespace, t.Name), t.Name, t.UID, t.Generation)
+	pod := backing.PickPod(a.pods.SimulatorPods(t.Namespace, t.Name), t.Name, backing.ReferenceOwner(t.UID), t.Generation)
 	if pod == nil || pod.Status.PodIP == "" || pod.DeletionTimestamp != nil {
 		return nil, fmt.Errorf("simulator %s/%s has no running Pod", t.Namespace, t.Name)
 	}

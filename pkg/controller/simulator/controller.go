@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package simulator is the reconciler of simulators: from each record it
-// keeps the simulator's credentials Secret, Service and Pod in the host,
+// keeps the simulator's credentials Secret, Service, NetworkPolicy and Pod
+// in its site (the host, or the hosting cluster spec.hosting names),
 // replaces the Pod when the spec changes, removes everything on deletion,
 // and touches the record when the status it computes changes.
 package simulator
@@ -42,8 +43,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
-	corelisters "k8s.io/client-go/listers/core/v1"
-	networkinglisters "k8s.io/client-go/listers/networking/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/metadata/metadatalister"
 	"k8s.io/client-go/tools/cache"
@@ -60,6 +59,8 @@ import (
 	siminformers "sigs.k8s.io/simulator-apiserver/pkg/generated/informers/externalversions/sim/v1alpha1"
 	simlisters "sigs.k8s.io/simulator-apiserver/pkg/generated/listers/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
+	"sigs.k8s.io/simulator-apiserver/pkg/hosting"
+	"sigs.k8s.io/simulator-apiserver/pkg/site"
 )
 
 // AnnotationObservedStatus is the digest of the status the reconciler last
@@ -82,12 +83,9 @@ type Controller struct {
 	simSynced cache.InformerSynced
 	host      kubernetes.Interface
 	hostCache *hostcache.Cache
-	services  corelisters.ServiceLister
-	secrets   corelisters.SecretLister
 	accounts  metadatalister.Lister
 	roles     rbaclisters.RoleLister
 	bindings  metadatalister.Lister
-	policies  networkinglisters.NetworkPolicyLister
 	// serverNamespace is sim-apiserver's own, which the NetworkPolicies admit.
 	serverNamespace string
 	purgeEtcd       EtcdPurger
@@ -98,6 +96,9 @@ type Controller struct {
 	recorder record.EventRecorder
 	// clock tells when a purge is given up (abandonPurge).
 	clock clock.PassiveClock
+	// sites finds where each simulator's Pod, Service, Secret and
+	// NetworkPolicy are; its Hosting is set by EnableHosting.
+	sites *site.Resolver
 }
 
 // New wires a Controller to its informers. sims reaches our own API (loopback);
@@ -112,18 +113,16 @@ func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminf
 		simSynced:       simInformer.Informer().HasSynced,
 		host:            host,
 		hostCache:       hostCache,
-		services:        hostCache.Services(),
-		secrets:         hostCache.Secrets(),
 		accounts:        hostCache.ServiceAccounts(),
 		roles:           hostCache.Roles(),
 		bindings:        hostCache.RoleBindings(),
-		policies:        hostCache.NetworkPolicies(),
 		serverNamespace: serverNamespace,
 		purgeEtcd:       purgeEtcd,
 		retryAfter:      time.Second,
 		queue:           worker.NewQueue("simulator"),
 		recorder:        recorder,
 		clock:           clock.RealClock{},
+		sites:           &site.Resolver{Client: host, Cache: hostCache},
 	}
 	if _, err := simInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueSimulator,
@@ -133,6 +132,14 @@ func New(scheme *runtime.Scheme, sims simclientset.Interface, simInformer siminf
 		return nil, err
 	}
 	return c, nil
+}
+
+// EnableHosting places the simulators that name a hosting cluster there,
+// through reg, and signs what it makes there with signer's key (nil until
+// it is read). Without it such a simulator gets nothing, and its status
+// says hosting is off. Call it before Run.
+func (c *Controller) EnableHosting(reg *hosting.Registry, signer func() *backing.Signer) {
+	c.sites.Hosting, c.sites.Signer = reg, signer
 }
 
 func (c *Controller) enqueueSimulator(obj interface{}) {
@@ -157,6 +164,22 @@ func (c *Controller) enqueueOwner(obj interface{}) {
 	}
 }
 
+// enqueueClaimant is enqueueOwner for the objects of hosting clusters:
+// their label names a simulator of another namespace, their signed claim
+// says which. An object nobody signed brings nothing back.
+func (c *Controller) enqueueClaimant(obj interface{}) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return
+	}
+	if key, ok := c.sites.Claimed(m); ok {
+		c.queue.Add(key)
+	}
+}
+
 // Run reconciles with workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	defer utilruntime.HandleCrash()
@@ -176,6 +199,18 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		return
 	}
 	defer c.hostCache.RemoveEventHandler(registration)
+	if reg := c.sites.Hosting; reg != nil {
+		// The registry keeps its handlers for the caches it makes later;
+		// one left by an earlier term only adds to a queue shut down.
+		if err := reg.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.enqueueClaimant,
+			UpdateFunc: func(_, obj interface{}) { c.enqueueClaimant(obj) },
+			DeleteFunc: c.enqueueClaimant,
+		}); err != nil {
+			utilruntime.HandleErrorWithContext(ctx, err, "Watching the hosting clusters")
+			return
+		}
+	}
 	worker.Run(ctx, "simulator", c.queue, workers, c.syncKey, c.simSynced, c.hostCache.HasSynced)
 }
 
@@ -206,8 +241,14 @@ func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err er
 			return err == nil, err
 		}
 		// Its objects are those a simulator of this name controlled,
-		// whatever its UID was.
-		_, err := c.removeHostObjects(ctx, namespace, name, func(obj metav1.Object) bool { return backing.OwnedByName(obj, name) })
+		// whatever its UID was. (A hosted one's are removed before its
+		// record goes: its finalizer waits for them.)
+		if c.sites.Hosting != nil {
+			c.sites.Hosting.Release(key)
+		}
+		local, _ := c.sites.Of(site.Ref{Namespace: namespace, Name: name})
+		owned := func(obj metav1.Object) bool { return backing.OwnedByName(obj, name) }
+		_, err := c.removeHostObjects(ctx, local, namespace, name, owned, owned)
 		return false, err
 	}
 	if err != nil {
@@ -220,10 +261,21 @@ func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err er
 	if !c.hostCache.WaitForNamespace(waitCtx, namespace) {
 		return false, fmt.Errorf("the host cache of namespace %s has not synced", namespace)
 	}
+	st, siteErr := c.siteOf(ctx, key, s)
 	if s.DeletionTimestamp != nil {
-		return c.finalize(ctx, s)
+		return c.finalize(ctx, s, st, siteErr)
 	}
-	requeue, err = c.ensureHostObjects(ctx, s)
+	if siteErr != nil {
+		// Nothing is made or deleted there; the status says why. The
+		// registry brings the simulator back when its cluster's health
+		// changes; the ownership key and the flag are retried.
+		touchErr := c.touchStatus(ctx, s, st, siteErr)
+		if errors.Is(siteErr, site.ErrNoOwnershipKey) || errors.Is(siteErr, site.ErrHostingDisabled) {
+			return false, errors.Join(siteErr, touchErr)
+		}
+		return false, touchErr
+	}
+	requeue, err = c.ensureHostObjects(ctx, s, st)
 	if notOwned := (*notOwnedError)(nil); errors.As(err, &notOwned) {
 		// Retried with backoff: the object that is in the way carries no
 		// label of ours, so no event of it brings the simulator back.
@@ -232,23 +284,50 @@ func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err er
 	if err != nil {
 		return false, err
 	}
-	return requeue, c.touchStatus(ctx, s)
+	return requeue, c.touchStatus(ctx, s, st, nil)
 }
 
-func (c *Controller) ensureHostObjects(ctx context.Context, s *v1alpha1.Simulator) (requeue bool, err error) {
-	if err := c.ensureSecret(ctx, s); err != nil {
+// siteOf is where s's objects are (site.Resolver.Of). A hosted simulator
+// acquires its hosting cluster first, and its cache there must have
+// synced the hosting namespace.
+func (c *Controller) siteOf(ctx context.Context, key string, s *v1alpha1.Simulator) (site.Site, error) {
+	ref := site.RefOf(s)
+	if ref.Hosted() && c.sites.Hosting != nil {
+		c.sites.Hosting.Acquire(ref.Namespace, ref.HostingSecretName, ref.HostingNamespace, key)
+	}
+	st, err := c.sites.Of(ref)
+	if err != nil || !ref.Hosted() {
+		return st, err
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, namespaceSyncTimeout)
+	defer cancel()
+	if !st.Cache.WaitForNamespace(waitCtx, st.Place.Namespace) {
+		return st, fmt.Errorf("the cache of the hosting namespace %s has not synced", st.Place.Namespace)
+	}
+	return st, nil
+}
+
+// local is the site of s's objects that stay here whatever its placement:
+// the accounts of its kubeconfigs (backing.ProxyAccess).
+func (c *Controller) local(s *v1alpha1.Simulator) site.Site {
+	st, _ := c.sites.Of(site.Ref{Namespace: s.Namespace, Name: s.Name, UID: s.UID})
+	return st
+}
+
+func (c *Controller) ensureHostObjects(ctx context.Context, s *v1alpha1.Simulator, st site.Site) (requeue bool, err error) {
+	if err := c.ensureSecret(ctx, s, st); err != nil {
 		return false, err
 	}
-	if err := c.ensureService(ctx, s); err != nil {
+	if err := c.ensureService(ctx, s, st); err != nil {
 		return false, err
 	}
-	if err := c.ensureNetworkPolicy(ctx, s); err != nil {
+	if err := c.ensureNetworkPolicy(ctx, s, st); err != nil {
 		return false, err
 	}
 	if err := c.ensureProxyAccess(ctx, s); err != nil {
 		return false, err
 	}
-	return c.ensurePod(ctx, s)
+	return c.ensurePod(ctx, s, st)
 }
 
 // notOwnedError is a host object that has one of a simulator's names but is
@@ -262,9 +341,10 @@ func (e *notOwnedError) Error() string {
 	return fmt.Sprintf("%s %s exists and is not controlled by this simulator, so it is not used; delete it or recreate the simulator under another name", e.kind, e.name)
 }
 
-// ours checks that an object with one of the simulator's names is the simulator's.
-func ours(s *v1alpha1.Simulator, kind string, obj metav1.Object) error {
-	if backing.OwnedBy(obj, s.UID) {
+// ours checks that an object with one of the simulator's names is the
+// simulator's, as its site tells.
+func ours(st site.Site, kind string, obj metav1.Object) error {
+	if st.Owner.Owns(obj) {
 		return nil
 	}
 	return &notOwnedError{kind: kind, name: obj.GetName()}
@@ -274,7 +354,7 @@ func ours(s *v1alpha1.Simulator, kind string, obj metav1.Object) error {
 // AlreadyExists is either the cache being behind on our own object (the next
 // event brings it) or a stranger's object, which the cache, seeing only
 // labelled objects, may not hold: a live read tells them apart.
-func created[T metav1.Object](ctx context.Context, s *v1alpha1.Simulator, kind, name string, err error, get func(context.Context, string, metav1.GetOptions) (T, error)) error {
+func created[T metav1.Object](ctx context.Context, st site.Site, kind, name string, err error, get func(context.Context, string, metav1.GetOptions) (T, error)) error {
 	if !apierrors.IsAlreadyExists(err) {
 		return err
 	}
@@ -282,7 +362,42 @@ func created[T metav1.Object](ctx context.Context, s *v1alpha1.Simulator, kind, 
 	if err != nil {
 		return ignoreNotFound(err)
 	}
-	return ours(s, kind, obj)
+	return ours(st, kind, obj)
+}
+
+// patcher is a typed client's Patch.
+type patcher[T any] func(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error)
+
+// sign claims made, just created in a hosting cluster, for the simulator:
+// the signature covers its UID, so it can only be patched in after the
+// create (the patch carries the UID: it applies to that object alone).
+// Here, the owner reference made made the simulator's already. Should the
+// reconciler stop in between, the object stays unsigned, not the
+// simulator's, and the simulator says so (notOwnedError) until it is
+// deleted there: an object the server did not sign is never adopted.
+func sign[T metav1.Object](ctx context.Context, st site.Site, kind string, made T, patch patcher[T]) error {
+	if st.Signed == nil {
+		return nil
+	}
+	if err := st.Signed.Sign(made); err != nil {
+		return fmt.Errorf("signing %s %s: %w", kind, made.GetName(), err)
+	}
+	labels, annotations := made.GetLabels(), made.GetAnnotations()
+	data, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid":    made.GetUID(),
+		"labels": map[string]string{sim.LabelSimulator: labels[sim.LabelSimulator]},
+		"annotations": map[string]string{
+			sim.AnnotationOwner:          annotations[sim.AnnotationOwner],
+			sim.AnnotationOwnerSignature: annotations[sim.AnnotationOwnerSignature],
+		},
+	}})
+	if err != nil {
+		return err
+	}
+	if _, err := patch(ctx, made.GetName(), types.MergePatchType, data, metav1.PatchOptions{FieldManager: "simulator-reconciler"}); err != nil {
+		return fmt.Errorf("signing %s %s: %w", kind, made.GetName(), err)
+	}
+	return nil
 }
 
 // markNotOwned puts on the simulator the error its status then shows.
@@ -307,32 +422,35 @@ func (c *Controller) patchAnnotations(ctx context.Context, s *v1alpha1.Simulator
 	return err
 }
 
-func (c *Controller) ensureSecret(ctx context.Context, s *v1alpha1.Simulator) error {
-	current, err := c.secrets.Secrets(s.Namespace).Get(sim.SimulatorSecretName(s.Name))
+func (c *Controller) ensureSecret(ctx context.Context, s *v1alpha1.Simulator, st site.Site) error {
+	current, err := st.Cache.Secrets().Secrets(st.Place.Namespace).Get(sim.SimulatorSecretName(s.Name))
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	if current != nil {
-		if err := ours(s, "Secret", current); err != nil {
+		if err := ours(st, "Secret", current); err != nil {
 			return err
 		}
 		if complete(current) {
 			return nil
 		}
 	}
-	want, err := backing.Secret(s, backing.Local(s))
+	want, err := backing.Secret(s, st.Place)
 	if err != nil {
 		return fmt.Errorf("making credentials: %w", err)
 	}
+	secrets := st.Client.CoreV1().Secrets(st.Place.Namespace)
 	if current == nil {
-		secrets := c.host.CoreV1().Secrets(s.Namespace)
-		_, err = secrets.Create(ctx, want, metav1.CreateOptions{})
-		return created(ctx, s, "Secret", want.Name, err, secrets.Get)
+		made, err := secrets.Create(ctx, want, metav1.CreateOptions{})
+		if err != nil {
+			return created(ctx, st, "Secret", want.Name, err, secrets.Get)
+		}
+		return sign(ctx, st, "Secret", made, secrets.Patch)
 	}
 	// Incomplete (edited by hand): make all of it anew, the Pod picks it up on restart.
 	updated := current.DeepCopy()
 	updated.Data = want.Data
-	_, err = c.host.CoreV1().Secrets(s.Namespace).Update(ctx, updated, metav1.UpdateOptions{})
+	_, err = secrets.Update(ctx, updated, metav1.UpdateOptions{})
 	return err
 }
 
@@ -352,24 +470,28 @@ type hostClient[T any] interface {
 	Create(context.Context, T, metav1.CreateOptions) (T, error)
 	Get(context.Context, string, metav1.GetOptions) (T, error)
 	Update(context.Context, T, metav1.UpdateOptions) (T, error)
+	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error)
 }
 
 // ensureObject keeps the simulator's host object want: it is made when the
 // cache has none of its name; one that is there must be the simulator's,
 // and fix, if not nil, returns it brought back to want, or false when it
 // is as wanted.
-func ensureObject[T metav1.Object](ctx context.Context, s *v1alpha1.Simulator, kind string, want T,
+func ensureObject[T metav1.Object](ctx context.Context, st site.Site, kind string, want T,
 	cached func(name string) (metav1.Object, error), client hostClient[T], fix func(current T) (T, bool),
 ) error {
 	current, err := cached(want.GetName())
 	if apierrors.IsNotFound(err) {
-		_, err = client.Create(ctx, want, metav1.CreateOptions{})
-		return created(ctx, s, kind, want.GetName(), err, client.Get)
+		made, err := client.Create(ctx, want, metav1.CreateOptions{})
+		if err != nil {
+			return created(ctx, st, kind, want.GetName(), err, client.Get)
+		}
+		return sign(ctx, st, kind, made, client.Patch)
 	}
 	if err != nil {
 		return err
 	}
-	if err := ours(s, kind, current); err != nil {
+	if err := ours(st, kind, current); err != nil {
 		return err
 	}
 	if fix == nil {
@@ -395,9 +517,10 @@ func cachedAs[T metav1.Object](get func(name string) (T, error)) func(name strin
 	return func(name string) (metav1.Object, error) { return get(name) }
 }
 
-func (c *Controller) ensureService(ctx context.Context, s *v1alpha1.Simulator) error {
-	want := backing.Service(s, backing.Local(s))
-	return ensureObject(ctx, s, "Service", want, cachedAs(c.services.Services(s.Namespace).Get), c.host.CoreV1().Services(s.Namespace),
+func (c *Controller) ensureService(ctx context.Context, s *v1alpha1.Simulator, st site.Site) error {
+	want := backing.Service(s, st.Place)
+	ns := st.Place.Namespace
+	return ensureObject(ctx, st, "Service", want, cachedAs(st.Cache.Services().Services(ns).Get), st.Client.CoreV1().Services(ns),
 		func(current *corev1.Service) (*corev1.Service, bool) {
 			if samePorts(current.Spec.Ports, want.Spec.Ports) && current.Spec.Selector[sim.LabelSimulator] == s.Name {
 				return nil, false
@@ -423,9 +546,10 @@ func samePorts(a, b []corev1.ServicePort) bool {
 
 // ensureNetworkPolicy keeps the policy that admits to the Pod only what
 // must reach it (backing.NetworkPolicy).
-func (c *Controller) ensureNetworkPolicy(ctx context.Context, s *v1alpha1.Simulator) error {
-	want := backing.NetworkPolicy(s, c.serverNamespace, backing.Local(s))
-	return ensureObject(ctx, s, "NetworkPolicy", want, cachedAs(c.policies.NetworkPolicies(s.Namespace).Get), c.host.NetworkingV1().NetworkPolicies(s.Namespace),
+func (c *Controller) ensureNetworkPolicy(ctx context.Context, s *v1alpha1.Simulator, st site.Site) error {
+	want := backing.NetworkPolicy(s, c.serverNamespace, st.Place)
+	ns := st.Place.Namespace
+	return ensureObject(ctx, st, "NetworkPolicy", want, cachedAs(st.Cache.NetworkPolicies().NetworkPolicies(ns).Get), st.Client.NetworkingV1().NetworkPolicies(ns),
 		func(current *networkingv1.NetworkPolicy) (*networkingv1.NetworkPolicy, bool) {
 			if equality.Semantic.DeepEqual(current.Spec, want.Spec) {
 				return nil, false
@@ -444,7 +568,7 @@ func (c *Controller) ensureNetworkPolicy(ctx context.Context, s *v1alpha1.Simula
 // (backing.EtcdData): two control planes on one prefix would both act on
 // the same objects (two schedulers binding, two controller-managers making
 // Pods), and two etcds on one data directory would corrupt it.
-func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requeue bool, err error) {
+func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator, st site.Site) (requeue bool, err error) {
 	logger := klog.FromContext(ctx)
 	haveCurrent := false
 	// The Pods that have not ended yet, though deleted.
@@ -452,10 +576,10 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 	// Why a new Pod is made, for its Event: none yet, a spec change, or the
 	// last one failed or went.
 	var replaced, failedPod *corev1.Pod
-	for _, pod := range c.hostCache.SimulatorPods(s.Namespace, s.Name) {
+	for _, pod := range st.Pods(s.Name) {
 		// A Pod that only carries our labels, or our owner reference under
 		// another name, is not ours to keep or delete.
-		if !backing.OwnedPod(pod, s.Name, s.UID) {
+		if !backing.OwnedPod(pod, s.Name, st.Owner) {
 			continue
 		}
 		if pod.DeletionTimestamp != nil {
@@ -469,7 +593,7 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 			continue
 		}
 		logger.V(2).Info("Deleting Pod", "pod", klog.KObj(pod), "stale", stale, "phase", pod.Status.Phase)
-		if err := c.deletePod(ctx, pod); err != nil {
+		if err := deletePod(ctx, st, pod); err != nil {
 			return false, err
 		}
 		ending = append(ending, pod)
@@ -482,7 +606,7 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 	if haveCurrent {
 		return false, nil
 	}
-	pod, err := backing.Pod(s, backing.Local(s))
+	pod, err := backing.Pod(s, st.Place)
 	if err != nil {
 		return false, fmt.Errorf("building the Pod: %w", err)
 	}
@@ -500,15 +624,18 @@ func (c *Controller) ensurePod(ctx context.Context, s *v1alpha1.Simulator) (requ
 			return false, fmt.Errorf("recording that the inner cluster starts over: %w", err)
 		}
 	}
-	pods := c.host.CoreV1().Pods(s.Namespace)
-	_, err = pods.Create(ctx, pod, metav1.CreateOptions{})
+	pods := st.Client.CoreV1().Pods(st.Place.Namespace)
+	made, err := pods.Create(ctx, pod, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		// Ours: the Pod of this generation still terminates (it failed, or
 		// was deleted): try again once it is gone.
-		return true, created(ctx, s, "Pod", pod.Name, err, pods.Get)
+		return true, created(ctx, st, "Pod", pod.Name, err, pods.Get)
 	}
 	if err != nil {
 		return false, fmt.Errorf("creating Pod %s: %w", pod.Name, err)
+	}
+	if err := sign(ctx, st, "Pod", made, pods.Patch); err != nil {
+		return false, err
 	}
 	logger.V(2).Info("Created Pod", "pod", klog.KObj(pod))
 	if c.recorder != nil {
@@ -564,8 +691,8 @@ func whyNewPod(s *v1alpha1.Simulator, pod *corev1.Pod, replaced, failed *corev1.
 	return "", "Created Pod " + name, false
 }
 
-func (c *Controller) deletePod(ctx context.Context, pod *corev1.Pod) error {
-	err := c.host.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
+func deletePod(ctx context.Context, st site.Site, pod *corev1.Pod) error {
+	err := st.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
 		Preconditions: &metav1.Preconditions{UID: &pod.UID},
 	})
 	return ignoreNotFound(err)
@@ -573,7 +700,8 @@ func (c *Controller) deletePod(ctx context.Context, pod *corev1.Pod) error {
 
 // touchStatus writes the digest of the computed status on the record when
 // it changed, so the change reaches watchers with the status computed anew.
-func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) error {
+// siteErr is why its site cannot be read (backing.Status).
+func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator, st site.Site, siteErr error) error {
 	internal := &sim.Simulator{}
 	if err := c.scheme.Convert(s, internal, nil); err != nil {
 		return err
@@ -583,13 +711,17 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator) err
 	// A copy: conversion shares the map with the informer's object.
 	internal.Annotations = maps.Clone(internal.Annotations)
 	delete(internal.Annotations, backing.AnnotationNotOwned)
-	st := backing.Status(internal, backing.PickPod(c.hostCache.SimulatorPods(s.Namespace, s.Name), s.Name, s.UID, s.Generation), nil)
+	var pod *corev1.Pod
+	if siteErr == nil {
+		pod = backing.PickPod(st.Pods(s.Name), s.Name, st.Owner, s.Generation)
+	}
+	status := backing.Status(internal, pod, siteErr)
 	// The reason too: a Pending simulator turning Unschedulable is news.
-	digest := digestOf(st)
+	digest := digestOf(status)
 	if s.Annotations[AnnotationObservedStatus] == digest && !conflict {
 		return nil
 	}
-	c.phaseEvent(s, st)
+	c.phaseEvent(s, status)
 	annotations := map[string]any{AnnotationObservedStatus: digest}
 	if conflict {
 		annotations[backing.AnnotationNotOwned] = nil
@@ -632,18 +764,31 @@ func (c *Controller) phaseEvent(s *v1alpha1.Simulator, st sim.SimulatorStatus) {
 	}
 }
 
-// finalize removes everything the simulator had in the host, then lets it go.
-func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (requeue bool, err error) {
+// finalize removes everything the simulator had in its site and here,
+// then lets it go. siteErr is why its hosting cluster cannot be reached:
+// nothing there is removed then, and the simulator waits for it, up to
+// HostedCleanupGiveUpAfter.
+func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator, st site.Site, siteErr error) (requeue bool, err error) {
 	if !slices.Contains(s.Finalizers, sim.FinalizerCleanup) {
+		if c.sites.Hosting != nil {
+			c.sites.Hosting.Release(cache.MetaObjectToName(s).String())
+		}
 		return false, nil
 	}
-	owned := func(obj metav1.Object) bool { return backing.OwnedBy(obj, s.UID) }
-	if _, err := c.removeHostObjects(ctx, s.Namespace, s.Name, owned); err != nil {
+	here := backing.ReferenceOwner(s.UID).Owns
+	if siteErr != nil {
+		if !c.abandonHostedCleanup(s, st, siteErr) {
+			return false, fmt.Errorf("removing the simulator's objects from its hosting cluster: %w", siteErr)
+		}
+		// Given up there: what is here still goes.
+		st = c.local(s)
+	}
+	if _, err := c.removeHostObjects(ctx, st, s.Namespace, s.Name, st.Owner.Owns, here); err != nil {
 		return false, err
 	}
 	// Purge only once no Pod runs: a running inner apiserver would write
 	// its keys again. (Pod events bring the simulator back here.)
-	if slices.ContainsFunc(c.hostCache.SimulatorPods(s.Namespace, s.Name), func(p *corev1.Pod) bool { return owned(p) }) {
+	if slices.ContainsFunc(st.Pods(s.Name), func(p *corev1.Pod) bool { return st.Owner.Owns(p) }) {
 		return true, nil
 	}
 	if err := c.purgeExternalEtcd(ctx, s); err != nil {
@@ -654,36 +799,69 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator) (reque
 	updated := s.DeepCopy()
 	updated.Finalizers = slices.DeleteFunc(updated.Finalizers, func(f string) bool { return f == sim.FinalizerCleanup })
 	_, err = c.sims.SimV1alpha1().Simulators(s.Namespace).Update(ctx, updated, metav1.UpdateOptions{FieldManager: "simulator-reconciler"})
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
 	if apierrors.IsConflict(err) {
 		return true, nil
+	}
+	if err == nil || apierrors.IsNotFound(err) {
+		if c.sites.Hosting != nil {
+			c.sites.Hosting.Release(cache.MetaObjectToName(s).String())
+		}
+		return false, nil
 	}
 	return false, err
 }
 
-// removeHostObjects deletes the Pods, Service, Secret, NetworkPolicy, ServiceAccount, Role
-// and RoleBinding labelled with the simulator that it controlled (owned
-// says which): a user's object with our labels or names stays. It serves
-// both deletion and the sweep of orphans, whose record is gone. It reports
-// whether anything was left to delete.
-func (c *Controller) removeHostObjects(ctx context.Context, namespace, name string, owned func(metav1.Object) bool) (bool, error) {
+// HostedCleanupGiveUpAfter is how long a deleted simulator whose hosting
+// cluster cannot be reached (or refuses the credentials) waits to remove
+// its objects there before it lets go, counted from its deletionTimestamp
+// as PurgeGiveUpAfter is: long enough for a cluster's restart or a
+// credential's rotation, short enough that a cluster gone for good does
+// not hold the simulator, and its namespace, forever. Retries back off as
+// the reconciler's do, so it is given up within about twice this.
+const HostedCleanupGiveUpAfter = 10 * time.Minute
+
+// abandonHostedCleanup says whether the simulator goes without its objects
+// in its hosting cluster removed, which err keeps it from: only
+// HostedCleanupGiveUpAfter after its deletion. Either way an Event says
+// what it waits for, or what it left behind and where.
+func (c *Controller) abandonHostedCleanup(s *v1alpha1.Simulator, st site.Site, err error) bool {
+	left := fmt.Sprintf("its Pod, Service, Secret and NetworkPolicy in namespace %s of the hosting cluster (Secret %s)", st.Place.Namespace, s.Spec.Hosting.SecretName)
+	if s.DeletionTimestamp == nil || c.clock.Since(s.DeletionTimestamp.Time) < HostedCleanupGiveUpAfter {
+		if c.recorder != nil {
+			c.recorder.Eventf(s, corev1.EventTypeWarning, sim.SimulatorReasonHostingClusterUnreachable,
+				"Waiting to delete %s: %v; the simulator goes without them %s after its deletion", left, err, HostedCleanupGiveUpAfter)
+		}
+		return false
+	}
+	if c.recorder != nil {
+		c.recorder.Eventf(s, corev1.EventTypeWarning, "HostedCleanupAbandoned",
+			"Went without deleting %s: the hosting cluster could not be used for %s (%v); delete them there", left, HostedCleanupGiveUpAfter, err)
+	}
+	return true
+}
+
+// removeHostObjects deletes the Pods, Service, Secret and NetworkPolicy
+// labelled with the simulator that are its own in st (owned says which),
+// and the ServiceAccounts, Roles and RoleBindings of namespace here that it
+// controlled (ownedHere says which): a user's object with our labels or
+// names stays. It serves both deletion and the sweep of orphans, whose
+// record is gone. It reports whether anything was left to delete.
+func (c *Controller) removeHostObjects(ctx context.Context, st site.Site, namespace, name string, owned, ownedHere func(metav1.Object) bool) (bool, error) {
 	var errs []error
 	found := false
-	for _, pod := range c.hostCache.SimulatorPods(namespace, name) {
+	for _, pod := range st.Pods(name) {
 		if !owned(pod) {
 			continue
 		}
 		found = true
 		if pod.DeletionTimestamp == nil {
-			errs = append(errs, c.deletePod(ctx, pod))
+			errs = append(errs, deletePod(ctx, st, pod))
 		}
 	}
-	// Only what the cache holds, which is only what carries our label.
-	for _, o := range c.namedObjects(namespace, name) {
+	// Only what the caches hold, which is only what carries our label.
+	for _, o := range c.namedObjects(st, namespace, name, owned, ownedHere) {
 		obj, err := o.get()
-		if err != nil || !owned(obj) {
+		if err != nil || !o.owned(obj) {
 			continue
 		}
 		found = true
@@ -709,27 +887,33 @@ func ignoreNotFound(err error) error {
 type namedObject struct {
 	get    func() (metav1.Object, error)
 	delete func(context.Context, string, metav1.DeleteOptions) error
+	// owned says whether the object found is the simulator's.
+	owned func(metav1.Object) bool
 }
 
-// namedObjects are the Service, Secret, NetworkPolicy, ServiceAccount, Role and RoleBinding
-// of a simulator, read from the cache and deleted through the host.
-func (c *Controller) namedObjects(namespace, name string) []namedObject {
-	core, rbac := c.host.CoreV1(), c.host.RbacV1()
+// namedObjects are the Service, Secret and NetworkPolicy of a simulator in
+// st, and its ServiceAccounts, Roles and RoleBindings in namespace here,
+// read from the caches and deleted through the clients of each.
+func (c *Controller) namedObjects(st site.Site, namespace, name string, owned, ownedHere func(metav1.Object) bool) []namedObject {
+	ns, there := st.Place.Namespace, st.Client
 	objects := []namedObject{
 		{func() (metav1.Object, error) {
-			return c.services.Services(namespace).Get(sim.SimulatorServiceName(name))
-		}, core.Services(namespace).Delete},
-		{func() (metav1.Object, error) { return c.secrets.Secrets(namespace).Get(sim.SimulatorSecretName(name)) }, core.Secrets(namespace).Delete},
+			return st.Cache.Services().Services(ns).Get(sim.SimulatorServiceName(name))
+		}, there.CoreV1().Services(ns).Delete, owned},
 		{func() (metav1.Object, error) {
-			return c.policies.NetworkPolicies(namespace).Get(sim.SimulatorNetworkPolicyName(name))
-		}, c.host.NetworkingV1().NetworkPolicies(namespace).Delete},
+			return st.Cache.Secrets().Secrets(ns).Get(sim.SimulatorSecretName(name))
+		}, there.CoreV1().Secrets(ns).Delete, owned},
+		{func() (metav1.Object, error) {
+			return st.Cache.NetworkPolicies().NetworkPolicies(ns).Get(sim.SimulatorNetworkPolicyName(name))
+		}, there.NetworkingV1().NetworkPolicies(ns).Delete, owned},
 	}
+	core, rbac := c.host.CoreV1(), c.host.RbacV1()
 	writer, reader := backing.ProxyAccounts(name)
 	for _, account := range []string{writer.Name, reader.Name} {
 		objects = append(objects,
-			namedObject{func() (metav1.Object, error) { return c.accounts.Namespace(namespace).Get(account) }, core.ServiceAccounts(namespace).Delete},
-			namedObject{func() (metav1.Object, error) { return c.roles.Roles(namespace).Get(account) }, rbac.Roles(namespace).Delete},
-			namedObject{func() (metav1.Object, error) { return c.bindings.Namespace(namespace).Get(account) }, rbac.RoleBindings(namespace).Delete},
+			namedObject{func() (metav1.Object, error) { return c.accounts.Namespace(namespace).Get(account) }, core.ServiceAccounts(namespace).Delete, ownedHere},
+			namedObject{func() (metav1.Object, error) { return c.roles.Roles(namespace).Get(account) }, rbac.Roles(namespace).Delete, ownedHere},
+			namedObject{func() (metav1.Object, error) { return c.bindings.Namespace(namespace).Get(account) }, rbac.RoleBindings(namespace).Delete, ownedHere},
 		)
 	}
 	return objects
@@ -749,10 +933,11 @@ func (c *Controller) ensureProxyAccess(ctx context.Context, s *v1alpha1.Simulato
 
 func (c *Controller) ensureProxyAccount(ctx context.Context, s *v1alpha1.Simulator, account backing.ProxyAccount) error {
 	sa, role, binding := backing.ProxyAccess(s, account)
-	if err := ensureObject(ctx, s, "ServiceAccount", sa, cachedAs(c.accounts.Namespace(s.Namespace).Get), c.host.CoreV1().ServiceAccounts(s.Namespace), nil); err != nil {
+	local := c.local(s)
+	if err := ensureObject(ctx, local, "ServiceAccount", sa, cachedAs(c.accounts.Namespace(s.Namespace).Get), c.host.CoreV1().ServiceAccounts(s.Namespace), nil); err != nil {
 		return err
 	}
-	err := ensureObject(ctx, s, "Role", role, cachedAs(c.roles.Roles(s.Namespace).Get), c.host.RbacV1().Roles(s.Namespace),
+	err := ensureObject(ctx, local, "Role", role, cachedAs(c.roles.Roles(s.Namespace).Get), c.host.RbacV1().Roles(s.Namespace),
 		func(current *rbacv1.Role) (*rbacv1.Role, bool) {
 			if equality.Semantic.DeepEqual(current.Rules, role.Rules) {
 				return nil, false
@@ -764,7 +949,7 @@ func (c *Controller) ensureProxyAccount(ctx context.Context, s *v1alpha1.Simulat
 	if err != nil {
 		return err
 	}
-	return ensureObject(ctx, s, "RoleBinding", binding, cachedAs(c.bindings.Namespace(s.Namespace).Get), c.host.RbacV1().RoleBindings(s.Namespace), nil)
+	return ensureObject(ctx, local, "RoleBinding", binding, cachedAs(c.bindings.Namespace(s.Namespace).Get), c.host.RbacV1().RoleBindings(s.Namespace), nil)
 }
 
 // PurgeGiveUpAfter is how long a simulator of a terminating namespace

@@ -138,7 +138,7 @@ func decorate(pods Pods, obj runtime.Object) {
 		if o.Name == "" {
 			return // a watch bookmark: only a resourceVersion
 		}
-		o.Status = backing.Status(o, backing.PickPod(pods.SimulatorPods(o.Namespace, o.Name), o.Name, o.UID, o.Generation), nil)
+		o.Status = backing.Status(o, backing.PickPod(pods.SimulatorPods(o.Namespace, o.Name), o.Name, backing.ReferenceOwner(o.UID), o.Generation), nil)
 	case *sim.SimulatorList:
 		for i := range o.Items {
 			decorate(pods, &o.Items[i])
