@@ -49,6 +49,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/nodepool"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/scenario"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
+	"sigs.k8s.io/simulator-apiserver/pkg/site"
 	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 )
 
@@ -216,7 +217,7 @@ func (c completedConfig) New() (*Server, error) {
 func (c completedConfig) storage() (map[string]rest.Storage, error) {
 	access := inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Secrets())
 	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, c.ExtraConfig.Validation, simulator.Host{
-		Pods:       c.ExtraConfig.HostCache,
+		Sites:      &site.Resolver{Client: c.ExtraConfig.HostClient, Cache: c.ExtraConfig.HostCache},
 		PodsClient: c.ExtraConfig.HostClient.CoreV1(),
 		Access:     access,
 		Authorizer: c.GenericConfig.Authorization.Authorizer,

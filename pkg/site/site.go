@@ -102,9 +102,11 @@ type Resolver struct {
 	Signer func() *backing.Signer
 }
 
-// Of is the site of the simulator r. A hosted simulator's needs its
-// hosting entry (acquired by whoever follows the simulators), a kubeconfig
-// that gave clients, a cluster that answers, and the ownership key: the
+// Of is the site of the simulator r. A hosted simulator's acquires its
+// hosting entry (Registry.Acquire: its kubeconfig is read and its cache
+// started with the first use; the simulator's deletion releases it), and
+// needs a kubeconfig that gave clients, a cluster that answers, and the
+// ownership key: the
 // error says which is missing (backing.Status shows it as
 // HostingClusterUnreachable), and the Site still has the placement and,
 // once there were clients, the last ones with their cache (Entry.Client:
@@ -118,8 +120,10 @@ func (res *Resolver) Of(r Ref) (Site, error) {
 	if res.Hosting == nil {
 		return st, ErrHostingDisabled
 	}
+	res.Hosting.Acquire(r.Namespace, r.HostingSecretName, r.HostingNamespace, r.Key())
 	entry, ok := res.Hosting.Get(r.Namespace, r.HostingSecretName)
 	if !ok {
+		// Released meanwhile (the simulator was deleted).
 		return st, &hosting.SecretError{Key: hosting.Key{Namespace: r.Namespace, SecretName: r.HostingSecretName}, Err: hosting.ErrSecretNotRead}
 	}
 	var signer *backing.Signer

@@ -261,19 +261,16 @@ func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err er
 	if !c.hostCache.WaitForNamespace(waitCtx, namespace) {
 		return false, fmt.Errorf("the host cache of namespace %s has not synced", namespace)
 	}
-	st, siteErr := c.siteOf(ctx, key, s)
+	st, siteErr := c.siteOf(ctx, s)
 	if s.DeletionTimestamp != nil {
 		return c.finalize(ctx, s, st, siteErr)
 	}
 	if siteErr != nil {
-		// Nothing is made or deleted there; the status says why. The
-		// registry brings the simulator back when its cluster's health
-		// changes; the ownership key and the flag are retried.
-		touchErr := c.touchStatus(ctx, s, st, siteErr)
-		if errors.Is(siteErr, site.ErrNoOwnershipKey) || errors.Is(siteErr, site.ErrHostingDisabled) {
-			return false, errors.Join(siteErr, touchErr)
-		}
-		return false, touchErr
+		// Nothing is made or deleted there; the status says why, and the
+		// simulator is looked at again every HostingRecheck (a hosting
+		// cluster's events do not reach here while it is away).
+		c.queue.AddAfter(key, HostingRecheck)
+		return false, c.touchStatus(ctx, s, st, siteErr)
 	}
 	requeue, err = c.ensureHostObjects(ctx, s, st)
 	if notOwned := (*notOwnedError)(nil); errors.As(err, &notOwned) {
@@ -287,14 +284,10 @@ func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err er
 	return requeue, c.touchStatus(ctx, s, st, nil)
 }
 
-// siteOf is where s's objects are (site.Resolver.Of). A hosted simulator
-// acquires its hosting cluster first, and its cache there must have
-// synced the hosting namespace.
-func (c *Controller) siteOf(ctx context.Context, key string, s *v1alpha1.Simulator) (site.Site, error) {
+// siteOf is where s's objects are (site.Resolver.Of). A hosted
+// simulator's cache there must have synced the hosting namespace.
+func (c *Controller) siteOf(ctx context.Context, s *v1alpha1.Simulator) (site.Site, error) {
 	ref := site.RefOf(s)
-	if ref.Hosted() && c.sites.Hosting != nil {
-		c.sites.Hosting.Acquire(ref.Namespace, ref.HostingSecretName, ref.HostingNamespace, key)
-	}
 	st, err := c.sites.Of(ref)
 	if err != nil || !ref.Hosted() {
 		return st, err
@@ -810,6 +803,11 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator, st sit
 	}
 	return false, err
 }
+
+// HostingRecheck is how often a simulator whose hosting cluster cannot be
+// used is looked at again: its status (computed on read) says so at once;
+// this is how soon the reconciler goes on once it can.
+const HostingRecheck = 10 * time.Second
 
 // HostedCleanupGiveUpAfter is how long a deleted simulator whose hosting
 // cluster cannot be reached (or refuses the credentials) waits to remove

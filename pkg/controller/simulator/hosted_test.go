@@ -173,6 +173,7 @@ func (f *hostedFixture) syncUntil(t *testing.T, what string, done func() bool) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 		_, err := f.c.sync(ctx, hostedKey)
+		// (The fixture's queue is not run: HostingRecheck's adds wait.)
 		if err != nil {
 			t.Logf("sync: %v", err)
 		}

@@ -33,14 +33,18 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	"sigs.k8s.io/simulator-apiserver/pkg/site"
 )
 
-// podCheck dry-runs the Pod a simulator would get in the host, so that a
-// podTemplate the host would refuse is refused at apply time, with paths
-// under spec.podTemplate, and nothing is left behind.
+// podCheck dry-runs the Pod a simulator would get in the host (or in its
+// hosting cluster), so that a podTemplate the cluster would refuse is
+// refused at apply time, with paths under spec.podTemplate, and nothing is
+// left behind.
 type podCheck struct {
 	scheme *runtime.Scheme
 	pods   corev1client.PodsGetter
+	// sites reaches hosting clusters; nil when hosting is off.
+	sites *site.Resolver
 }
 
 func (c podCheck) check(ctx context.Context, obj runtime.Object) error {
@@ -49,13 +53,26 @@ func (c podCheck) check(ctx context.Context, obj runtime.Object) error {
 	if err := c.scheme.Convert(s, external, nil); err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("converting simulator %s: %w", s.Name, err))
 	}
-	pod, err := backing.Pod(external, backing.Local(external))
+	place, pods, where := backing.Local(external), c.pods, "the host"
+	if s.Spec.Hosting != nil {
+		if c.sites == nil {
+			return nil // refused by validation: hosting is off
+		}
+		st, err := c.sites.Of(site.InternalRefOf(s))
+		if err != nil {
+			// Not reachable now (or not read yet): the reconciler says
+			// so in the status, and what the cluster refuses once it can.
+			return nil
+		}
+		place, pods, where = st.Place, st.Client.CoreV1(), "the hosting cluster"
+	}
+	pod, err := backing.Pod(external, place)
 	if err != nil {
 		return apierrors.NewInvalid(sim.Kind("Simulator"), s.Name, field.ErrorList{
 			field.Invalid(field.NewPath("spec", "podTemplate"), "", err.Error()),
 		})
 	}
-	_, err = c.pods.Pods(s.Namespace).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	_, err = pods.Pods(place.Namespace).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	switch {
 	case err == nil, apierrors.IsAlreadyExists(err):
 		// AlreadyExists comes after validation and admission passed: the
@@ -64,18 +81,19 @@ func (c podCheck) check(ctx context.Context, obj runtime.Object) error {
 		// by a stranger's, which the reconciler reports.
 		return nil
 	case apierrors.IsInvalid(err):
-		return underPodTemplate(s.Name, err)
+		return underPodTemplate(s.Name, where, err)
 	case apierrors.IsForbidden(err):
-		// Admission of the host (PodSecurity, quota, policies) refuses the Pod.
-		return apierrors.NewForbidden(sim.Resource("simulators"), s.Name, fmt.Errorf("the host refuses the simulator's Pod: %w", err))
+		// Admission of the cluster (PodSecurity, quota, policies) refuses the Pod.
+		return apierrors.NewForbidden(sim.Resource("simulators"), s.Name, fmt.Errorf("%s refuses the simulator's Pod: %w", where, err))
 	default:
-		return apierrors.NewInternalError(fmt.Errorf("dry-running the Pod of simulator %s in the host: %w", s.Name, err))
+		return apierrors.NewInternalError(fmt.Errorf("dry-running the Pod of simulator %s in %s: %w", s.Name, where, err))
 	}
 }
 
-// underPodTemplate re-roots the host's 422 about the Pod at the simulator's
-// spec.podTemplate, where the user can fix it, keeping the host's causes.
-func underPodTemplate(name string, err error) error {
+// underPodTemplate re-roots the 422 of where (the host, or the hosting
+// cluster) about the Pod at the simulator's spec.podTemplate, where the
+// user can fix it, keeping the cluster's causes.
+func underPodTemplate(name, where string, err error) error {
 	root := "spec.podTemplate"
 	var hostStatus metav1.Status
 	if status, ok := err.(apierrors.APIStatus); ok {
@@ -99,7 +117,7 @@ func underPodTemplate(name string, err error) error {
 		Code:    http.StatusUnprocessableEntity,
 		Reason:  metav1.StatusReasonInvalid,
 		Details: details,
-		Message: fmt.Sprintf("Simulator %q is invalid: the host refuses its Pod: %s", name, strings.Join(msgs, ", ")),
+		Message: fmt.Sprintf("Simulator %q is invalid: %s refuses its Pod: %s", name, where, strings.Join(msgs, ", ")),
 	}}
 }
 

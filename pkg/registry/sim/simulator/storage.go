@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
+	"sigs.k8s.io/simulator-apiserver/pkg/site"
 	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
 )
 
@@ -47,15 +48,11 @@ type Storage struct {
 	UI         *UIREST
 }
 
-// Pods finds the host Pods of a simulator.
-type Pods interface {
-	SimulatorPods(namespace, name string) []*corev1.Pod
-}
-
 // Host is what the store needs of the host cluster.
 type Host struct {
-	// Pods is where status is computed from.
-	Pods Pods
+	// Sites find each simulator's Pod, which status is computed from:
+	// in the host's cache, or its hosting cluster's.
+	Sites *site.Resolver
 	// PodsClient dry-runs the Pod of a new or changed spec.
 	PodsClient corev1client.PodsGetter
 	// Access reaches inner apiservers and simulator servers, for the proxy
@@ -92,13 +89,13 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, op
 		TableConvertor: tableConvertor{},
 		// Status is never stored: every object leaving the store gets it
 		// computed from the backing Pod.
-		Decorator: func(obj runtime.Object) { decorate(host.Pods, obj) },
+		Decorator: func(obj runtime.Object) { decorate(host.Sites, obj) },
 	}
 	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
 		return nil, fmt.Errorf("completing the simulators store: %w", err)
 	}
 	return &Storage{
-		Simulator:  &REST{Store: store, podAccess: podAccess{authorizer: host.Authorizer}, podCheck: podCheck{scheme: scheme, pods: host.PodsClient}, limit: hoststore.NewUserLimit(store)},
+		Simulator:  &REST{Store: store, podAccess: podAccess{authorizer: host.Authorizer}, podCheck: podCheck{scheme: scheme, pods: host.PodsClient, sites: hostingSites(host.Sites)}, limit: hoststore.NewUserLimit(store)},
 		Status:     &StatusREST{store: store},
 		Kubeconfig: &KubeconfigREST{store: store, authorizer: host.Authorizer, access: host.Access, tokens: host.Tokens, accounts: host.Accounts, opts: host.Kubeconfig},
 		Proxy:      &ProxyREST{store: store, access: host.Access, authorizer: host.Authorizer},
@@ -131,17 +128,32 @@ func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObje
 		forceAllowCreate, options)
 }
 
-// decorate fills in the status of a simulator or of each in a list.
-func decorate(pods Pods, obj runtime.Object) {
+// hostingSites is sites if it reaches hosting clusters, else nil.
+func hostingSites(sites *site.Resolver) *site.Resolver {
+	if sites == nil || sites.Hosting == nil {
+		return nil
+	}
+	return sites
+}
+
+// decorate fills in the status of a simulator or of each in a list, from
+// its Pod where its site is; a hosting cluster that cannot be read is
+// said, not its Pod as last seen.
+func decorate(sites *site.Resolver, obj runtime.Object) {
 	switch o := obj.(type) {
 	case *sim.Simulator:
 		if o.Name == "" {
 			return // a watch bookmark: only a resourceVersion
 		}
-		o.Status = backing.Status(o, backing.PickPod(pods.SimulatorPods(o.Namespace, o.Name), o.Name, backing.ReferenceOwner(o.UID), o.Generation), nil)
+		st, err := sites.Of(site.InternalRefOf(o))
+		var pod *corev1.Pod
+		if err == nil {
+			pod = backing.PickPod(st.Pods(o.Name), o.Name, st.Owner, o.Generation)
+		}
+		o.Status = backing.Status(o, pod, err)
 	case *sim.SimulatorList:
 		for i := range o.Items {
-			decorate(pods, &o.Items[i])
+			decorate(sites, &o.Items[i])
 		}
 	}
 }
