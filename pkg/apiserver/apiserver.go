@@ -45,7 +45,9 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
 	"sigs.k8s.io/simulator-apiserver/pkg/controller"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
+	"sigs.k8s.io/simulator-apiserver/pkg/hosting"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
+	"sigs.k8s.io/simulator-apiserver/pkg/ownershipkey"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/nodepool"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/scenario"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
@@ -98,6 +100,28 @@ type ExtraConfig struct {
 	Namespace string
 	// Kubeconfig says how users reach the host, for simulators/kubeconfig.
 	Kubeconfig simulator.KubeconfigOptions
+	// Hosting hosts simulators in other clusters (spec.hosting); nil
+	// when --enable-hosting is off.
+	Hosting *Hosting
+}
+
+// Hosting is what hosting simulators in other clusters takes: the clients
+// and caches of those clusters, and the key the server signs its objects
+// there with. Every replica runs both: reads need the caches, and the
+// leader's reconciler the key.
+type Hosting struct {
+	Registry *hosting.Registry
+	Keeper   *ownershipkey.Keeper
+}
+
+// sites is where simulators' objects are found, here and, with hosting,
+// in hosting clusters.
+func (c *ExtraConfig) sites() *site.Resolver {
+	r := &site.Resolver{Client: c.HostClient, Cache: c.HostCache}
+	if c.Hosting != nil {
+		r.Hosting, r.Signer = c.Hosting.Registry, c.Hosting.Keeper.Signer
+	}
+	return r
 }
 
 // recordsEventer posts the records keeper's Events on the objects the
@@ -170,6 +194,22 @@ func (c completedConfig) New() (*Server, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if h := c.ExtraConfig.Hosting; h != nil {
+		// A simulator's record gone, its hosting cluster is released (its
+		// reconciler released it after cleanup; readers acquired it too).
+		if _, err := records.AddObjectHandler(sim.Resource("simulators").String(), func(string, string) {}, func(namespace, name string) {
+			h.Registry.Release(namespace + "/" + name)
+		}); err != nil {
+			return nil, err
+		}
+		if err := genericServer.AddPostStartHook("start-hosting", func(ctx genericapiserver.PostStartHookContext) error {
+			go h.Keeper.Run(ctx)
+			go h.Registry.Run(ctx)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
 	if err := genericServer.AddPostStartHook("start-reconcilers", func(ctx genericapiserver.PostStartHookContext) error {
 		go func() {
 			if err := controller.Run(ctx, controller.Config{
@@ -177,6 +217,7 @@ func (c completedConfig) New() (*Server, error) {
 				Loopback:  ctx.LoopbackClientConfig,
 				Host:      c.ExtraConfig.HostClient,
 				HostCache: hostCache,
+				Sites:     c.ExtraConfig.sites(),
 				Namespace: c.ExtraConfig.Namespace,
 			}); err != nil {
 				klog.FromContext(ctx).Error(err, "Running the reconcilers")
@@ -217,7 +258,7 @@ func (c completedConfig) New() (*Server, error) {
 func (c completedConfig) storage() (map[string]rest.Storage, error) {
 	access := inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Secrets())
 	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, c.ExtraConfig.Validation, simulator.Host{
-		Sites:      &site.Resolver{Client: c.ExtraConfig.HostClient, Cache: c.ExtraConfig.HostCache},
+		Sites:      c.ExtraConfig.sites(),
 		PodsClient: c.ExtraConfig.HostClient.CoreV1(),
 		Access:     access,
 		Authorizer: c.GenericConfig.Authorization.Authorizer,

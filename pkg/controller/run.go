@@ -47,6 +47,7 @@ import (
 	siminformers "sigs.k8s.io/simulator-apiserver/pkg/generated/informers/externalversions"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
+	"sigs.k8s.io/simulator-apiserver/pkg/site"
 )
 
 // LeaseName is the host Lease, in the server's namespace, that elects the
@@ -61,6 +62,9 @@ type Config struct {
 	// Host reaches the host cluster; HostCache watches simulators' host objects.
 	Host      kubernetes.Interface
 	HostCache *hostcache.Cache
+	// Sites, if they reach hosting clusters, let the simulators'
+	// reconciler place simulators there.
+	Sites *site.Resolver
 	// Namespace is the server's own: it holds the Lease, and simulators'
 	// NetworkPolicies admit its Pods.
 	Namespace string
@@ -135,6 +139,9 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 	simCtrl, err := simulator.New(cfg.Scheme, sims, factory.Sim().V1alpha1().Simulators(), cfg.Host, cfg.HostCache, cfg.Namespace, simulator.PurgeEtcd, recorder)
 	if err != nil {
 		return err
+	}
+	if cfg.Sites != nil && cfg.Sites.Hosting != nil {
+		simCtrl.EnableHosting(cfg.Sites.Hosting, cfg.Sites.Signer)
 	}
 	access := inner.New(cfg.HostCache, cfg.HostCache.Secrets())
 	poolCtrl, err := nodepool.New(sims, factory.Sim().V1alpha1().NodePools(), factory.Sim().V1alpha1().Simulators(), access, recorder)

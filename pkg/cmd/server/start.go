@@ -30,6 +30,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -51,7 +52,9 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apiserver"
 	simopenapi "sigs.k8s.io/simulator-apiserver/pkg/generated/openapi"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
+	"sigs.k8s.io/simulator-apiserver/pkg/hosting"
 	"sigs.k8s.io/simulator-apiserver/pkg/limits"
+	"sigs.k8s.io/simulator-apiserver/pkg/ownershipkey"
 	"sigs.k8s.io/simulator-apiserver/pkg/registry/sim/simulator"
 	"sigs.k8s.io/simulator-apiserver/pkg/servingcert"
 	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
@@ -239,6 +242,11 @@ func (o *Options) Config() (*apiserver.Config, error) {
 		return nil, err
 	}
 
+	hostingConfig, err := o.hosting(hostClient)
+	if err != nil {
+		return nil, err
+	}
+
 	return &apiserver.Config{
 		GenericConfig: serverConfig,
 		ExtraConfig: apiserver.ExtraConfig{
@@ -253,6 +261,7 @@ func (o *Options) Config() (*apiserver.Config, error) {
 			HostCache:  hostCache,
 			Records:    records,
 			Namespace:  o.Namespace,
+			Hosting:    hostingConfig,
 			Kubeconfig: simulator.KubeconfigOptions{
 				ServerURL: strings.TrimSuffix(cmp.Or(o.ExternalServerURL, hostConfig.Host), "/"),
 				HostCA:    hostCA,
@@ -265,6 +274,41 @@ func (o *Options) Config() (*apiserver.Config, error) {
 // strategies of every resource apply.
 func (o *Options) validationOptions() validation.Options {
 	return validation.Options{MaxNodePoolReplicas: o.MaxNodePoolReplicas, Hosting: o.EnableHosting}
+}
+
+// hostingQPS and hostingBurst bound each hosting cluster's client: the
+// objects of its simulators, and their caches' lists.
+const hostingQPS, hostingBurst = 50, 100
+
+// hosting is what --enable-hosting takes, nil without it: the ownership
+// key's keeper, and the registry of hosting clusters, whose caches keep
+// whole only the objects the key signed.
+func (o *Options) hosting(hostClient kubernetes.Interface) (*apiserver.Hosting, error) {
+	if !o.EnableHosting {
+		return nil, nil
+	}
+	keeper := ownershipkey.New(hostClient, o.Namespace)
+	cacheOptions := hostcache.DefaultOptions()
+	cacheOptions.Controlled = func(obj metav1.Object) bool {
+		signer := keeper.Signer()
+		if signer == nil {
+			return false
+		}
+		_, ok := signer.Claimed(obj)
+		return ok
+	}
+	registry, err := hosting.NewRegistry(hostClient, hosting.Options{
+		Cache:  cacheOptions,
+		Linger: cacheOptions.Linger,
+		NewClients: func(cfg *rest.Config) (kubernetes.Interface, metadata.Interface, error) {
+			cfg.QPS, cfg.Burst = hostingQPS, hostingBurst
+			return hosting.NewClients(cfg)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &apiserver.Hosting{Registry: registry, Keeper: keeper}, nil
 }
 
 // servingCert is the certificate every replica serves, from the Secret
