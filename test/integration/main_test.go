@@ -68,6 +68,8 @@ func run(m *testing.M) int {
 			// TestWatchesDoNotHoldSeats (75 < 200), so a watch that held
 			// its seat would show.
 			"--max-requests-inflight=50", "--max-mutating-requests-inflight=25",
+			// TestHosting hosts simulators in a second control plane.
+			"--enable-hosting",
 		},
 	})
 	cancel()

@@ -1,0 +1,238 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
+)
+
+// hostingNamespace is where the second control plane hosts simulators.
+const hostingNamespace = "sims"
+
+// hostingIdentity makes, in hosting, an account with rights in
+// hostingNamespace alone (what a simulator's objects need there), and
+// returns an inline kubeconfig of it: a token, the cluster's CA.
+func hostingIdentity(t *testing.T, hosting *framework.Cluster) []byte {
+	t.Helper()
+	ctx := t.Context()
+	client := hosting.Client
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hostingNamespace}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const account = "sim-host"
+	if _, err := client.CoreV1().ServiceAccounts(hostingNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: account}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	all := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: account}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"pods", "services", "secrets"}, Verbs: all},
+		{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}, Verbs: all},
+	}}
+	if _, err := client.RbacV1().Roles(hostingNamespace).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: account},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: account},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: account, Namespace: hostingNamespace}},
+	}
+	if _, err := client.RbacV1().RoleBindings(hostingNamespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	token, err := client.CoreV1().ServiceAccounts(hostingNamespace).CreateToken(ctx, account,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inlineKubeconfig(t, hosting.Host, hosting.CACertPEM(), token.Status.Token)
+}
+
+func inlineKubeconfig(t *testing.T, server string, ca []byte, token string) []byte {
+	t.Helper()
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["hosting"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
+	kc.AuthInfos["sims"] = &clientcmdapi.AuthInfo{Token: token}
+	kc.Contexts["hosting"] = &clientcmdapi.Context{Cluster: "hosting", AuthInfo: "sims"}
+	kc.CurrentContext = "hosting"
+	data, err := clientcmd.Write(*kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// labelled are the names, by kind, of what carries the simulator's label in
+// namespace ns of client, and whether the server signed each.
+func labelled(ctx context.Context, client kubernetes.Interface, ns, simulator string) (map[string]bool, error) {
+	opts := metav1.ListOptions{LabelSelector: sim.LabelSimulator + "=" + simulator}
+	out := map[string]bool{}
+	add := func(kind string, m metav1.Object) {
+		out[kind+"/"+m.GetName()] = m.GetAnnotations()[sim.AnnotationOwnerSignature] != "" && len(m.GetOwnerReferences()) == 0
+	}
+	pods, err := client.CoreV1().Pods(ns).List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	for i := range pods.Items {
+		add("Pod", &pods.Items[i])
+	}
+	services, err := client.CoreV1().Services(ns).List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	for i := range services.Items {
+		add("Service", &services.Items[i])
+	}
+	secrets, err := client.CoreV1().Secrets(ns).List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	for i := range secrets.Items {
+		add("Secret", &secrets.Items[i])
+	}
+	policies, err := client.NetworkingV1().NetworkPolicies(ns).List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	for i := range policies.Items {
+		add("NetworkPolicy", &policies.Items[i])
+	}
+	return out, nil
+}
+
+// TestHosting: a simulator hosted in a second control plane (without a
+// node), through a kubeconfig whose identity has rights in one namespace
+// there alone, gets its Pod, Service, credentials Secret and NetworkPolicy
+// there, signed and without owner references, and none of them here; its
+// status is Pending from there (no node schedules its Pod); deleted, it
+// leaves nothing there. A kubeconfig whose token the hosting cluster
+// refuses gives HostingClusterUnreachable, with the cluster's answer.
+func TestHosting(t *testing.T) {
+	c := hostCluster(t)
+	ctx := t.Context()
+	startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	hosting, err := framework.StartCluster(startCtx, framework.Options{WithoutSimAPIServer: true})
+	cancel()
+	if err != nil {
+		t.Fatalf("starting the hosting control plane: %v", err)
+	}
+	t.Cleanup(hosting.Stop)
+	kubeconfig := hostingIdentity(t, hosting)
+
+	ns := createNamespace(t, "hosted")
+	secrets := c.Client.CoreV1().Secrets(ns)
+	for name, data := range map[string][]byte{
+		"hosting": kubeconfig,
+		"refused": inlineKubeconfig(t, hosting.Host, hosting.CACertPEM(), "not-a-token"),
+	} {
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string][]byte{contract.SourceKeyKubeconfig: data}}
+		if _, err := secrets.Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sims := c.Sims.SimV1alpha1().Simulators(ns)
+	s := newSimulator("hosted")
+	s.Spec.Hosting = &v1alpha1.SimulatorHosting{SecretName: "hosting", Namespace: hostingNamespace}
+	if _, err := sims.Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating a hosted simulator: %v", err)
+	}
+
+	want := map[string]bool{
+		"Pod/" + sim.SimulatorPodName("hosted", 1): true, "Service/" + sim.SimulatorServiceName("hosted"): true,
+		"Secret/" + sim.SimulatorSecretName("hosted"): true, "NetworkPolicy/" + sim.SimulatorNetworkPolicyName("hosted"): true,
+	}
+	var there map[string]bool
+	eventually(t, "the simulator's objects are made in the hosting cluster, signed", func(ctx context.Context) (bool, error) {
+		var err error
+		there, err = labelled(ctx, hosting.Client, hostingNamespace, "hosted")
+		return fmt.Sprint(there) == fmt.Sprint(want), err
+	})
+	here, err := labelled(ctx, c.Client, ns, "hosted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(here) != 0 {
+		t.Errorf("objects of the hosted simulator here: %v", here)
+	}
+	// Its kubeconfig accounts stay here: their tokens are presented here.
+	if _, err := c.Client.CoreV1().ServiceAccounts(ns).Get(ctx, "sim-hosted-proxy", metav1.GetOptions{}); err != nil {
+		t.Errorf("the kubeconfig account here: %v", err)
+	}
+	got := waitForPhase(t, c.Sims, ns, "hosted", v1alpha1.SimulatorPending)
+	if got.Status.PodName != sim.SimulatorPodName("hosted", 1) {
+		t.Errorf("status.podName %q, want the hosted Pod's", got.Status.PodName)
+	}
+
+	// A refused credential: said, with the hosting cluster's answer.
+	refused := newSimulator("refused")
+	refused.Spec.Hosting = &v1alpha1.SimulatorHosting{SecretName: "refused", Namespace: hostingNamespace}
+	if _, err := sims.Create(ctx, refused, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating a simulator with a refused credential: %v", err)
+	}
+	var last v1alpha1.SimulatorStatus
+	eventually(t, "HostingClusterUnreachable", func(ctx context.Context) (bool, error) {
+		s, err := sims.Get(ctx, "refused", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		last = s.Status
+		i := slices.IndexFunc(s.Status.Conditions, func(c metav1.Condition) bool { return c.Type == string(v1alpha1.SimulatorConditionAvailable) })
+		return i >= 0 && s.Status.Conditions[i].Reason == sim.SimulatorReasonHostingClusterUnreachable &&
+			strings.Contains(s.Status.Conditions[i].Message, "refused"), nil
+	})
+	t.Logf("refused: %s: %s", last.Phase, last.Message)
+	if err := sims.Delete(ctx, "refused", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Deleted: nothing left there, then the record goes.
+	if err := sims.Delete(ctx, "hosted", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the hosted simulator is gone", func(ctx context.Context) (bool, error) {
+		_, err := sims.Get(ctx, "hosted", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	left, err := labelled(ctx, hosting.Client, hostingNamespace, "hosted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A Pod being deleted (no kubelet to end it) still counts as left.
+	if len(left) != 0 {
+		t.Errorf("left in the hosting cluster: %v", left)
+	}
+}
