@@ -45,6 +45,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 )
 
@@ -61,6 +62,17 @@ type Target struct {
 	UID        types.UID
 	Generation int64
 	Port       int32
+}
+
+// TargetOf is the target of port (the inner kube-apiserver's or the
+// simulator server's, of its spec) of the simulator s.
+func TargetOf(s *v1alpha1.Simulator, port int32) Target {
+	return Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: port}
+}
+
+// InternalTargetOf is TargetOf for a simulator of the internal version.
+func InternalTargetOf(s *sim.Simulator, port int32) Target {
+	return Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: port}
 }
 
 // Access resolves targets and keeps one transport per simulator, so that

@@ -79,7 +79,7 @@ func newClusters(access *inner.Access, onNode func(namespace, pool string)) *clu
 // get returns the cluster of an Available simulator, starting its Node
 // cache under ctx if needed. The caller checks HasSynced.
 func (cs *clusters) get(ctx context.Context, s *v1alpha1.Simulator) (*cluster, error) {
-	cfg, err := cs.access.RESTConfig(inner.Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: s.Spec.KubeAPIServerPort})
+	cfg, err := cs.access.RESTConfig(inner.TargetOf(s, s.Spec.KubeAPIServerPort))
 	if err != nil {
 		return nil, err
 	}

@@ -497,7 +497,7 @@ func (c *Controller) innerTarget(namespace string, t target) (inner.Target, erro
 	if err != nil {
 		return inner.Target{}, err
 	}
-	return inner.Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: s.Spec.SimulatorServerPort}, nil
+	return inner.TargetOf(s, s.Spec.SimulatorServerPort), nil
 }
 
 func (c *Controller) call(ctx context.Context, namespace string, t target, method, path string, body []byte, want int, limit int64) ([]byte, error) {

@@ -152,7 +152,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 
 // ask GETs the source's report from the simulator server of s's ready Pod.
 func (c *Controller) ask(ctx context.Context, s *v1alpha1.Simulator) (*contract.SourceStatus, error) {
-	t := inner.Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: s.Spec.SimulatorServerPort}
+	t := inner.TargetOf(s, s.Spec.SimulatorServerPort)
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	body, err := c.access.Call(ctx, t, http.MethodGet, contract.PathSource, nil, http.StatusOK, maxReport)

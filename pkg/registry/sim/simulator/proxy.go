@@ -114,7 +114,7 @@ func reachable(access *inner.Access, s *sim.Simulator, port int32) (inner.Target
 	if s.Status.Phase != sim.SimulatorAvailable {
 		return inner.Target{}, nil, unavailable(s)
 	}
-	target := inner.Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: port}
+	target := inner.InternalTargetOf(s, port)
 	u, err := access.URL(target)
 	if err != nil {
 		return inner.Target{}, nil, apierrors.NewServiceUnavailable(err.Error())
