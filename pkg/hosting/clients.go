@@ -22,7 +22,6 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
 	"sigs.k8s.io/simulator-apiserver/pkg/inlinekubeconfig"
@@ -37,6 +36,8 @@ type clients struct {
 	client     kubernetes.Interface
 	cache      *hostcache.Cache
 	version    uint64
+	// registrations are the entry's handlers on cache, by id.
+	registrations map[uint64]*hostcache.Registration
 	// added and deleted tell the cache of a simulator's hosting namespace
 	// (its Source).
 	added, deleted func(namespace, simulator string)
@@ -77,8 +78,9 @@ func (e *Entry) newClients(kubeconfig []byte) (*clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range e.handlers {
-		if _, err := c.cache.AddEventHandler(h); err != nil {
+	c.registrations = map[uint64]*hostcache.Registration{}
+	for _, hd := range e.handlers {
+		if err := c.addHandler(hd); err != nil {
 			return nil, err
 		}
 	}
@@ -98,11 +100,27 @@ func (c *clients) stop() {
 	}
 }
 
-// addHandler adds h to the cache.
-func (c *clients) addHandler(h cache.ResourceEventHandler) error {
+// addHandler adds hd to the cache. Called with the entry's lock held (or
+// before the clients are the entry's).
+func (c *clients) addHandler(hd handler) error {
 	if c == nil {
 		return nil
 	}
-	_, err := c.cache.AddEventHandler(h)
-	return err
+	reg, err := c.cache.AddEventHandler(hd.h)
+	if err != nil {
+		return err
+	}
+	c.registrations[hd.id] = reg
+	return nil
+}
+
+// removeHandler takes the handler of that id off the cache.
+func (c *clients) removeHandler(id uint64) {
+	if c == nil {
+		return
+	}
+	if reg, ok := c.registrations[id]; ok {
+		c.cache.RemoveEventHandler(reg)
+		delete(c.registrations, id)
+	}
 }

@@ -69,7 +69,7 @@ type Entry struct {
 	mu sync.Mutex
 	// simulators are the hosting namespaces of its simulators, by key.
 	simulators map[string]string
-	handlers   []cache.ResourceEventHandler
+	handlers   []handler
 	// secretErr is why the Secret gives no clients now; current, if any,
 	// are the last good ones, kept for cleanup.
 	secretErr error
@@ -84,7 +84,7 @@ type Entry struct {
 	running sync.WaitGroup
 }
 
-func newEntry(r *Registry, key Key, handlers []cache.ResourceEventHandler) *Entry {
+func newEntry(r *Registry, key Key, handlers []handler) *Entry {
 	return &Entry{
 		r: r, key: key, simulators: map[string]string{}, handlers: slices.Clone(handlers),
 		secretErr: &SecretError{Key: key, Err: ErrSecretNotRead},
@@ -212,11 +212,19 @@ func (e *Entry) count() int {
 	return len(e.simulators)
 }
 
-func (e *Entry) addHandler(h cache.ResourceEventHandler) error {
+func (e *Entry) addHandler(hd handler) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.handlers = append(e.handlers, h)
-	return errors.Join(e.current.addHandler(h), e.pending.addHandler(h))
+	e.handlers = append(e.handlers, hd)
+	return errors.Join(e.current.addHandler(hd), e.pending.addHandler(hd))
+}
+
+func (e *Entry) removeHandler(id uint64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.handlers = slices.DeleteFunc(e.handlers, func(hd handler) bool { return hd.id == id })
+	e.current.removeHandler(id)
+	e.pending.removeHandler(id)
 }
 
 // start follows the Secret, in a one-object informer of the serving

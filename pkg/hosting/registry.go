@@ -19,6 +19,7 @@ package hosting
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,7 +101,16 @@ type Registry struct {
 	entries map[Key]*Entry
 	// simulators are the Acquired simulators, by key.
 	simulators map[string]use
-	handlers   []cache.ResourceEventHandler
+	handlers   []handler
+	// handlerIDs numbers the handlers (RemoveEventHandler).
+	handlerIDs uint64
+}
+
+// handler is an event handler of the entries' caches, with the id it is
+// taken off by.
+type handler struct {
+	id uint64
+	h  cache.ResourceEventHandler
 }
 
 // use is where a simulator is hosted.
@@ -229,15 +239,28 @@ func (r *Registry) Get(servingNamespace, secretName string) (*Entry, bool) {
 	return e, ok
 }
 
-// AddEventHandler adds handler to the cache of every entry, those there
-// now and those made later, and to the caches that replace them.
-func (r *Registry) AddEventHandler(handler cache.ResourceEventHandler) error {
+// AddEventHandler adds h to the cache of every entry, those there now and
+// those made later, and to the caches that replace them. remove takes it
+// off them all (a reconciler's term that ends: a handler left on a cache
+// keeps its listener's goroutines).
+func (r *Registry) AddEventHandler(h cache.ResourceEventHandler) (remove func(), err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.handlers = append(r.handlers, handler)
+	r.handlerIDs++
+	hd := handler{id: r.handlerIDs, h: h}
+	r.handlers = append(r.handlers, hd)
 	var errs []error
 	for _, e := range r.entries {
-		errs = append(errs, e.addHandler(handler))
+		errs = append(errs, e.addHandler(hd))
 	}
-	return errors.Join(errs...)
+	return func() { r.removeHandler(hd.id) }, errors.Join(errs...)
+}
+
+func (r *Registry) removeHandler(id uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.handlers = slices.DeleteFunc(r.handlers, func(hd handler) bool { return hd.id == id })
+	for _, e := range r.entries {
+		e.removeHandler(id)
+	}
 }

@@ -455,11 +455,12 @@ func (a *added) saw(name string) bool {
 func TestAddEventHandler(t *testing.T) {
 	f := newFixture(t, kubeconfigSecret(kubeconfigOf(t, "a.example")))
 	var before, after added
-	if err := f.reg.AddEventHandler(before.handler()); err != nil {
+	if _, err := f.reg.AddEventHandler(before.handler()); err != nil {
 		t.Fatal(err)
 	}
 	f.healthy(t, "team-a/s1")
-	if err := f.reg.AddEventHandler(after.handler()); err != nil {
+	removeAfter, err := f.reg.AddEventHandler(after.handler())
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range []*added{&before, &after} {
@@ -476,5 +477,22 @@ func TestAddEventHandler(t *testing.T) {
 	}
 	for _, h := range []*added{&before, &after} {
 		eventually(t, "a handler sees the new cache's Pod", func() bool { return h.saw("pod-b") })
+	}
+	// Removed, a handler hears of nothing more, on the cache of now or
+	// on one that replaces it; the others still do.
+	removeAfter()
+	if _, err := f.hosts["b.example"].CoreV1().Pods(hostingNS).Create(t.Context(), hostingPod("pod-b2", "s1"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the handler kept sees the new Pod", func() bool { return before.saw("pod-b2") })
+	if _, err := f.serving.CoreV1().Secrets(servingNS).Update(t.Context(), kubeconfigSecret(kubeconfigOf(t, "a.example")), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.hosts["a.example"].CoreV1().Pods(hostingNS).Create(t.Context(), hostingPod("pod-a3", "s1"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the handler kept sees the next cache's Pod", func() bool { return before.saw("pod-a3") })
+	if after.saw("pod-b2") || after.saw("pod-a3") {
+		t.Error("a removed handler still hears of Pods")
 	}
 }

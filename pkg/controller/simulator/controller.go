@@ -200,13 +200,15 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	}
 	defer c.hostCache.RemoveEventHandler(registration)
 	if reg := c.sites.Hosting; reg != nil {
-		// The registry keeps its handlers for the caches it makes later;
-		// one left by an earlier term only adds to a queue shut down.
-		if err := reg.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		// On the caches of the hosting clusters, those made later too;
+		// taken off when the term ends, as from the host cache.
+		remove, err := reg.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    c.enqueueClaimant,
 			UpdateFunc: func(_, obj interface{}) { c.enqueueClaimant(obj) },
 			DeleteFunc: c.enqueueClaimant,
-		}); err != nil {
+		})
+		defer remove()
+		if err != nil {
 			utilruntime.HandleErrorWithContext(ctx, err, "Watching the hosting clusters")
 			return
 		}
