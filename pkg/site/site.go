@@ -120,18 +120,21 @@ func (res *Resolver) Of(r Ref) (Site, error) {
 	if res.Hosting == nil {
 		return st, ErrHostingDisabled
 	}
-	res.Hosting.Acquire(r.Namespace, r.HostingSecretName, r.HostingNamespace, r.Key())
-	entry, ok := res.Hosting.Get(r.Namespace, r.HostingSecretName)
-	if !ok {
-		// Released meanwhile (the simulator was deleted).
-		return st, &hosting.SecretError{Key: hosting.Key{Namespace: r.Namespace, SecretName: r.HostingSecretName}, Err: hosting.ErrSecretNotRead}
-	}
 	var signer *backing.Signer
 	if res.Signer != nil {
 		signer = res.Signer()
 	}
 	if signer == nil {
+		// Before the entry starts: its cache keeps whole only what the
+		// key signed, and would keep the simulator's objects as stubs
+		// until they change.
 		return st, ErrNoOwnershipKey
+	}
+	res.Hosting.Acquire(r.Namespace, r.HostingSecretName, r.HostingNamespace, r.Key())
+	entry, ok := res.Hosting.Get(r.Namespace, r.HostingSecretName)
+	if !ok {
+		// Released meanwhile (the simulator was deleted).
+		return st, &hosting.SecretError{Key: hosting.Key{Namespace: r.Namespace, SecretName: r.HostingSecretName}, Err: hosting.ErrSecretNotRead}
 	}
 	owner := signer.Owner(backing.Claim{Namespace: r.Namespace, Name: r.Name, UID: r.UID})
 	st.Owner, st.Signed = owner, &owner
