@@ -178,7 +178,7 @@ func TestScenarioRun(t *testing.T) {
 }
 
 // TestScenarioTrace replays a trace of 250 Pods arriving and leaving
-// (500 events over 500 s) at 60×: every event is applied, Pods without
+// (500 events over 680 s) at 60×: every event is applied, Pods without
 // the traced cluster's Nodes, and the lag is reported.
 func TestScenarioTrace(t *testing.T) {
 	etcd := framework.StartThrowawayEtcd(t)
@@ -200,16 +200,18 @@ func TestScenarioTrace(t *testing.T) {
 			Resource: "pods", Namespace: "batch", Name: p.Name, Object: rawObject(t, p)})
 	}
 	for i := range pods {
-		// Each lives a minute of the trace's time (a second at 60×); the
-		// trace is in the order it was seen.
-		trace = append(trace, contract.TraceEvent{Time: traceStart.Add(time.Duration(i)*2*time.Second + time.Minute), Type: "DELETED",
+		// Each lives three minutes of the trace's time (3 s at 60×: under
+		// CI's load binding took up to 1.2 s, and a Pod gone before it was
+		// bound is not counted scheduled); ~90 live at once fit the 20
+		// Nodes' 160 CPUs. The trace is in the order it was seen.
+		trace = append(trace, contract.TraceEvent{Time: traceStart.Add(time.Duration(i)*2*time.Second + 3*time.Minute), Type: "DELETED",
 			Resource: "pods", Namespace: "batch", Name: fmt.Sprintf("job-%03d", i)})
 	}
 	run := &contract.ScenarioRun{
 		RunID:     "uid-trace",
 		StartTime: time.Now().Add(2 * time.Second),
-		// 560 s of the trace, at 60×.
-		DurationMilliseconds: 560_000 / 60,
+		// 740 s of the trace, at 60×.
+		DurationMilliseconds: 740_000 / 60,
 		Speed:                60,
 		SampleMilliseconds:   250,
 		Trace:                trace,
