@@ -90,10 +90,15 @@ func (rt *healthRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 		if req.Context().Err() == nil {
 			rt.health.set(fmt.Errorf("%w: %s: %w", ErrUnreachable, req.URL.Host, err))
 		}
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden && req.Method == http.MethodGet:
 		// Neither method nor path: the error is the cluster's, and a
 		// message that changed with every request would be a change.
 		rt.health.set(fmt.Errorf("%w: %s answered %s", ErrRefused, req.URL.Host, resp.Status))
+	case resp.StatusCode == http.StatusForbidden:
+		// A write refused: by authorization, or by admission (a quota,
+		// PodSecurity, a policy) about that object, which the write's own
+		// error reports. Nothing learnt of the credentials: the reads
+		// (the cache's lists and watches) tell whether they lost rights.
 	case resp.StatusCode < http.StatusInternalServerError:
 		// Reached, and the credentials accepted. A 5xx tells neither:
 		// the last state stands.

@@ -31,9 +31,10 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 )
 
-// TestHealth: a 401 or 403 answer, or a request that reaches nobody, is
-// recorded; an answer that is neither clears it; a 5xx or a request its
-// caller gave up leaves it; onChange is told of each change, not of a
+// TestHealth: a 401 answer, a 403 to a read, or a request that reaches
+// nobody, is recorded; an answer that is neither clears it; a 5xx, a 403
+// to a write (admission's: a quota, a policy) or a request its caller gave
+// up leaves it; onChange is told of each change, not of a
 // repeat (of the same answer to another request either).
 func TestHealth(t *testing.T) {
 	// The status to answer is the path's last element.
@@ -49,8 +50,8 @@ func TestHealth(t *testing.T) {
 	var changes atomic.Int32
 	h := NewHealth(func() { changes.Add(1) })
 	client := &http.Client{Transport: h.Wrap(http.DefaultTransport)}
-	get := func(ctx context.Context, url string) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	do := func(ctx context.Context, method, url string) {
+		req, err := http.NewRequestWithContext(ctx, method, url, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,9 +63,10 @@ func TestHealth(t *testing.T) {
 	cancel()
 
 	for _, step := range []struct {
-		name string
-		ctx  context.Context
-		url  string
+		name   string
+		ctx    context.Context
+		method string // GET if empty
+		url    string
 		// want is the error kind after the step (nil: healthy), wantText
 		// a part of its message, wantChanges the calls of onChange so far.
 		want        error
@@ -78,6 +80,7 @@ func TestHealth(t *testing.T) {
 		{name: "a 404 is an answer", url: srv.URL + "/api/v1/pods/x/404", wantChanges: 2},
 		{name: "403", url: srv.URL + "/api/v1/secrets/403", want: ErrRefused, wantText: "answered 403 Forbidden", wantChanges: 3},
 		{name: "cleared by a success", url: srv.URL + "/api/200", wantChanges: 4},
+		{name: "a write refused by admission tells nothing", method: http.MethodPost, url: srv.URL + "/api/v1/pods/403", wantChanges: 4},
 		{name: "nobody listens", url: closed.URL + "/api/200", want: ErrUnreachable, wantText: closed.Listener.Addr().String() + ": ", wantChanges: 5},
 		{name: "a request given up tells nothing", ctx: canceled, url: srv.URL + "/api/200", want: ErrUnreachable, wantChanges: 5},
 		{name: "cleared again", url: srv.URL + "/api/201", wantChanges: 6},
@@ -86,7 +89,11 @@ func TestHealth(t *testing.T) {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		get(ctx, step.url)
+		method := step.method
+		if method == "" {
+			method = http.MethodGet
+		}
+		do(ctx, method, step.url)
 		err := h.Err()
 		if (step.want == nil) != (err == nil) || (step.want != nil && !errors.Is(err, step.want)) || (err != nil && !strings.Contains(err.Error(), step.wantText)) {
 			t.Errorf("%s: Err() = %v, want %v with %q", step.name, err, step.want, step.wantText)
