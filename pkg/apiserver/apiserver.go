@@ -24,12 +24,14 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -194,17 +196,28 @@ func (c completedConfig) New() (*Server, error) {
 	}); err != nil {
 		return nil, err
 	}
+	// simulators is the store, once built (below): the hosting follower
+	// reads what is stored, starting after.
+	var simulators *simulator.Storage
 	if h := c.ExtraConfig.Hosting; h != nil {
-		// A simulator's record gone, its hosting cluster is released (its
-		// reconciler released it after cleanup; readers acquired it too).
-		if _, err := records.AddObjectHandler(sim.Resource("simulators").String(), func(string, string) {}, func(namespace, name string) {
-			h.Registry.Release(namespace + "/" + name)
-		}); err != nil {
+		follower := site.NewFollower(c.ExtraConfig.sites(), func(ctx context.Context, namespace, name string) (site.Ref, bool, error) {
+			obj, err := simulators.Simulator.Get(genericapirequest.WithNamespace(ctx, namespace), name, &metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return site.Ref{}, false, nil
+			}
+			if err != nil {
+				return site.Ref{}, false, err
+			}
+			return site.InternalRefOf(obj.(*sim.Simulator)), true, nil
+		})
+		// Every record's change, deletion included, is looked at.
+		if _, err := records.AddObjectHandler(sim.Resource("simulators").String(), follower.Changed, follower.Changed); err != nil {
 			return nil, err
 		}
 		if err := genericServer.AddPostStartHook("start-hosting", func(ctx genericapiserver.PostStartHookContext) error {
 			go h.Keeper.Run(ctx)
 			go h.Registry.Run(ctx)
+			go follower.Run(ctx)
 			return nil
 		}); err != nil {
 			return nil, err
@@ -242,7 +255,7 @@ func (c completedConfig) New() (*Server, error) {
 	})); err != nil {
 		return nil, err
 	}
-	storage, err := c.storage()
+	storage, simulators, err := c.storage()
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +268,8 @@ func (c completedConfig) New() (*Server, error) {
 	return &Server{GenericAPIServer: genericServer}, nil
 }
 
-func (c completedConfig) storage() (map[string]rest.Storage, error) {
+// storage is the group's storage, and the simulators' store in it.
+func (c completedConfig) storage() (map[string]rest.Storage, *simulator.Storage, error) {
 	access := inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Secrets())
 	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, c.ExtraConfig.Validation, simulator.Host{
 		Sites:      c.ExtraConfig.sites(),
@@ -267,15 +281,15 @@ func (c completedConfig) storage() (map[string]rest.Storage, error) {
 		Kubeconfig: c.ExtraConfig.Kubeconfig,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nodepools, err := nodepool.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, c.ExtraConfig.Validation)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	scenarios, err := scenario.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, c.ExtraConfig.Validation, c.GenericConfig.Authorization.Authorizer)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return map[string]rest.Storage{
 		"simulators":            simulators.Simulator,
@@ -290,7 +304,7 @@ func (c completedConfig) storage() (map[string]rest.Storage, error) {
 		"scenarios":             scenarios.Scenario,
 		"scenarios/status":      scenarios.Status,
 		"scenarios/report":      scenario.NewReportREST(scenarios.Scenario, simulators.Simulator, Scheme, access),
-	}, nil
+	}, simulators, nil
 }
 
 // withoutProtobuf serves the group in every format of the codec factory but

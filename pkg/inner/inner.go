@@ -39,13 +39,13 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
-	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 )
 
@@ -65,14 +65,9 @@ type Target struct {
 }
 
 // TargetOf is the target of port (the inner kube-apiserver's or the
-// simulator server's, of its spec) of the simulator s.
-func TargetOf(s *v1alpha1.Simulator, port int32) Target {
-	return Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: port}
-}
-
-// InternalTargetOf is TargetOf for a simulator of the internal version.
-func InternalTargetOf(s *sim.Simulator, port int32) Target {
-	return Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID, Generation: s.Generation, Port: port}
+// simulator server's, of its spec) of the simulator s, of either version.
+func TargetOf(s metav1.Object, port int32) Target {
+	return Target{Namespace: s.GetNamespace(), Name: s.GetName(), UID: s.GetUID(), Generation: s.GetGeneration(), Port: port}
 }
 
 // Access resolves targets and keeps one transport per simulator, so that

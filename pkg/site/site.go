@@ -102,38 +102,29 @@ type Resolver struct {
 	Signer func() *backing.Signer
 }
 
-// Of is the site of the simulator r. A hosted simulator's acquires its
-// hosting entry (Registry.Acquire: its kubeconfig is read and its cache
-// started with the first use; the simulator's deletion releases it), and
-// needs a kubeconfig that gave clients, a cluster that answers, and the
-// ownership key: the
-// error says which is missing (backing.Status shows it as
+// Of is the site of the simulator r. A hosted simulator's needs its
+// hosting cluster followed (Follower: a stored simulator acquires it), a
+// kubeconfig that gave clients, a cluster that answers, and the ownership
+// key: the error says which is missing (backing.Status shows it as
 // HostingClusterUnreachable), and the Site still has the placement and,
 // once there were clients, the last ones with their cache (Entry.Client:
-// for cleanup, not to be trusted with deletions).
+// for cleanup, not to be trusted with deletions). Of only reads: it is on
+// the path of every read of status.
 func (res *Resolver) Of(r Ref) (Site, error) {
 	if !r.Hosted() {
-		return Site{Place: r.Place(), Client: res.Client, Cache: res.Cache,
-			Owner: backing.ReferenceOwner(r.UID)}, nil
+		return res.Local(r), nil
 	}
 	st := Site{Place: r.Place()}
 	if res.Hosting == nil {
 		return st, ErrHostingDisabled
 	}
-	var signer *backing.Signer
-	if res.Signer != nil {
-		signer = res.Signer()
-	}
+	signer := res.signer()
 	if signer == nil {
-		// Before the entry starts: its cache keeps whole only what the
-		// key signed, and would keep the simulator's objects as stubs
-		// until they change.
 		return st, ErrNoOwnershipKey
 	}
-	res.Hosting.Acquire(r.Namespace, r.HostingSecretName, r.HostingNamespace, r.Key())
 	entry, ok := res.Hosting.Get(r.Namespace, r.HostingSecretName)
 	if !ok {
-		// Released meanwhile (the simulator was deleted).
+		// Not followed yet (just made), or no more (deleted).
 		return st, &hosting.SecretError{Key: hosting.Key{Namespace: r.Namespace, SecretName: r.HostingSecretName}, Err: hosting.ErrSecretNotRead}
 	}
 	owner := signer.Owner(backing.Claim{Namespace: r.Namespace, Name: r.Name, UID: r.UID})
@@ -150,13 +141,26 @@ func (res *Resolver) Of(r Ref) (Site, error) {
 	return st, nil
 }
 
+// Local is the site of r's objects in the cluster that serves the API:
+// all of them for a simulator not hosted, the accounts of its kubeconfigs
+// for one that is.
+func (res *Resolver) Local(r Ref) Site {
+	return Site{Place: backing.Placement{Namespace: r.Namespace}, Client: res.Client, Cache: res.Cache,
+		Owner: backing.ReferenceOwner(r.UID)}
+}
+
+// signer is the ownership key's signer, nil until it is read.
+func (res *Resolver) signer() *backing.Signer {
+	if res.Signer == nil {
+		return nil
+	}
+	return res.Signer()
+}
+
 // Claimed is the simulator (its key) that obj, an object of a hosting
 // cluster, was signed for, if the server signed it.
 func (res *Resolver) Claimed(obj metav1.Object) (string, bool) {
-	if res.Signer == nil {
-		return "", false
-	}
-	signer := res.Signer()
+	signer := res.signer()
 	if signer == nil {
 		return "", false
 	}
@@ -169,17 +173,17 @@ func (res *Resolver) Claimed(obj metav1.Object) (string, bool) {
 
 // RefOf is the Ref of a simulator of the served version.
 func RefOf(s *v1alpha1.Simulator) Ref {
-	r := Ref{Namespace: s.Namespace, Name: s.Name, UID: s.UID}
-	if h := s.Spec.Hosting; h != nil {
-		r.HostingSecretName, r.HostingNamespace = h.SecretName, h.Namespace
-	}
-	return r
+	// The versions' SimulatorHosting are the same struct (the conversion
+	// would not compile otherwise).
+	return refOf(s, (*sim.SimulatorHosting)(s.Spec.Hosting))
 }
 
 // InternalRefOf is the Ref of a simulator of the internal version.
-func InternalRefOf(s *sim.Simulator) Ref {
-	r := Ref{Namespace: s.Namespace, Name: s.Name, UID: s.UID}
-	if h := s.Spec.Hosting; h != nil {
+func InternalRefOf(s *sim.Simulator) Ref { return refOf(s, s.Spec.Hosting) }
+
+func refOf(s metav1.Object, h *sim.SimulatorHosting) Ref {
+	r := Ref{Namespace: s.GetNamespace(), Name: s.GetName(), UID: s.GetUID()}
+	if h != nil {
 		r.HostingSecretName, r.HostingNamespace = h.SecretName, h.Namespace
 	}
 	return r

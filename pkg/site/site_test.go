@@ -18,11 +18,16 @@ package site
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -32,9 +37,8 @@ import (
 )
 
 // TestOf: a local simulator's site is the host's, its objects owned by
-// reference; a hosted one's needs hosting on and the ownership key, and
-// its hosting cluster is not followed before the key is read (its cache
-// would keep the simulator's objects as stubs).
+// reference; a hosted one's needs hosting on, the ownership key and its
+// hosting cluster followed, which Of, a read, never starts.
 func TestOf(t *testing.T) {
 	host := fake.NewClientset()
 	res := &Resolver{Client: host}
@@ -61,18 +65,77 @@ func TestOf(t *testing.T) {
 	if _, err := res.Of(RefOf(s)); !errors.Is(err, ErrNoOwnershipKey) {
 		t.Errorf("no key: %v, want ErrNoOwnershipKey", err)
 	}
-	if _, ok := reg.Get("team-a", "hosting"); ok {
-		t.Error("the hosting cluster is followed before the key is read")
-	}
 	if signer, err = backing.NewSigner(bytes.Repeat([]byte{1}, backing.MinOwnershipKeyBytes)); err != nil {
 		t.Fatal(err)
 	}
-	// The registry is not running: the Secret is not read yet.
 	var secretErr *hosting.SecretError
 	if _, err := res.Of(RefOf(s)); !errors.As(err, &secretErr) || !errors.Is(err, hosting.ErrSecretNotRead) {
-		t.Errorf("unread Secret: %v, want ErrSecretNotRead", err)
+		t.Errorf("not followed: %v, want ErrSecretNotRead", err)
 	}
-	if _, ok := reg.Get("team-a", "hosting"); !ok {
-		t.Error("the hosting cluster is not followed once the key is read")
+	if _, ok := reg.Get("team-a", "hosting"); ok {
+		t.Error("Of followed the hosting cluster")
 	}
+}
+
+// TestFollower: a stored hosted simulator follows its hosting cluster once
+// the ownership key is read (before, the cache would keep the simulator's
+// objects as stubs); one deleted, or no longer hosted, lets it go; what is
+// not stored (a refused create) never holds it.
+func TestFollower(t *testing.T) {
+	reg, err := hosting.NewRegistry(fake.NewClientset(), hosting.Options{Cache: hostcache.Options{Controlled: func(metav1.Object) bool { return false }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var signer atomic.Pointer[backing.Signer]
+	var mu sync.Mutex
+	stored := map[string]Ref{}
+	f := NewFollower(&Resolver{Hosting: reg, Signer: signer.Load}, func(_ context.Context, namespace, name string) (Ref, bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		r, ok := stored[namespace+"/"+name]
+		return r, ok, nil
+	})
+	store := func(r Ref, ok bool) {
+		mu.Lock()
+		if ok {
+			stored[r.Key()] = r
+		} else {
+			delete(stored, r.Key())
+		}
+		mu.Unlock()
+		f.Changed(r.Namespace, r.Name)
+	}
+	go f.Run(t.Context())
+	followed := func() bool { _, ok := reg.Get("team-a", "hosting"); return ok }
+	settle := func(want bool, what string) {
+		t.Helper()
+		if err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+			return followed() == want, nil
+		}); err != nil {
+			t.Fatalf("%s: followed %v, want %v", what, followed(), want)
+		}
+	}
+
+	hosted := Ref{Namespace: "team-a", Name: "example", UID: "uid-1", HostingSecretName: "hosting", HostingNamespace: "sims"}
+	f.Changed("team-a", "refused") // a create refused: nothing stored
+	store(hosted, true)
+	time.Sleep(300 * time.Millisecond)
+	if followed() {
+		t.Fatal("followed before the ownership key is read")
+	}
+	k, err := backing.NewSigner(bytes.Repeat([]byte{1}, backing.MinOwnershipKeyBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer.Store(k)
+	settle(true, "stored, key read")
+	// Linger is 0: the entry goes with its last simulator.
+	local := hosted
+	local.HostingSecretName, local.HostingNamespace = "", ""
+	store(local, true)
+	settle(false, "no longer hosted")
+	store(hosted, true)
+	settle(true, "hosted again")
+	store(hosted, false)
+	settle(false, "deleted")
 }

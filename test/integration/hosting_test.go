@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -36,6 +37,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing/backingtest"
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
@@ -95,41 +97,16 @@ func inlineKubeconfig(t *testing.T, server string, ca []byte, token string) []by
 	return data
 }
 
-// labelled are the names, by kind, of what carries the simulator's label in
-// namespace ns of client, and whether the server signed each.
+// labelled are the objects labelled with the simulator in namespace ns,
+// by kind and name, and whether each is signed and has no owner reference.
 func labelled(ctx context.Context, client kubernetes.Interface, ns, simulator string) (map[string]bool, error) {
-	opts := metav1.ListOptions{LabelSelector: sim.LabelSimulator + "=" + simulator}
+	objs, err := backingtest.Objects(ctx, client, ns, simulator)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]bool{}
-	add := func(kind string, m metav1.Object) {
-		out[kind+"/"+m.GetName()] = m.GetAnnotations()[sim.AnnotationOwnerSignature] != "" && len(m.GetOwnerReferences()) == 0
-	}
-	pods, err := client.CoreV1().Pods(ns).List(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	for i := range pods.Items {
-		add("Pod", &pods.Items[i])
-	}
-	services, err := client.CoreV1().Services(ns).List(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	for i := range services.Items {
-		add("Service", &services.Items[i])
-	}
-	secrets, err := client.CoreV1().Secrets(ns).List(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	for i := range secrets.Items {
-		add("Secret", &secrets.Items[i])
-	}
-	policies, err := client.NetworkingV1().NetworkPolicies(ns).List(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	for i := range policies.Items {
-		add("NetworkPolicy", &policies.Items[i])
+	for k, m := range objs {
+		out[k] = m.GetAnnotations()[sim.AnnotationOwnerSignature] != "" && len(m.GetOwnerReferences()) == 0
 	}
 	return out, nil
 }
@@ -197,6 +174,33 @@ func TestHosting(t *testing.T) {
 		t.Errorf("status.podName %q, want the hosted Pod's", got.Status.PodName)
 	}
 
+	// The hosting cluster it follows already is asked first, with a dry
+	// run there: a Pod its admission refuses (a quota allowing one Pod;
+	// its status is unknown without a controller there, which refuses
+	// too) is refused at create, and nothing is stored.
+	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "one-pod"},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}}}
+	if _, err := hosting.Client.CoreV1().ResourceQuotas(hostingNamespace).Create(ctx, quota, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the hosting cluster's quota admission sees the quota", func(ctx context.Context) (bool, error) {
+		probe := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "probe"},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "probe"}}}}
+		_, err := hosting.Client.CoreV1().Pods(hostingNamespace).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return apierrors.IsForbidden(err), nil
+	})
+	second := newSimulator("second")
+	second.Spec.Hosting = s.Spec.Hosting
+	if _, err := sims.Create(ctx, second, metav1.CreateOptions{}); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "the hosting cluster refuses the simulator's Pod") {
+		t.Errorf("creating a simulator whose Pod the hosting cluster refuses: %v, want 403 saying so", err)
+	}
+	if _, err := sims.Get(ctx, "second", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the refused simulator was stored: %v", err)
+	}
+	if err := hosting.Client.CoreV1().ResourceQuotas(hostingNamespace).Delete(ctx, quota.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
 	// A refused credential: said, with the hosting cluster's answer.
 	refused := newSimulator("refused")
 	refused.Spec.Hosting = &v1alpha1.SimulatorHosting{SecretName: "refused", Namespace: hostingNamespace}
@@ -212,7 +216,7 @@ func TestHosting(t *testing.T) {
 		last = s.Status
 		i := slices.IndexFunc(s.Status.Conditions, func(c metav1.Condition) bool { return c.Type == string(v1alpha1.SimulatorConditionAvailable) })
 		return i >= 0 && s.Status.Conditions[i].Reason == sim.SimulatorReasonHostingClusterUnreachable &&
-			strings.Contains(s.Status.Conditions[i].Message, "refused"), nil
+			strings.Contains(s.Status.Conditions[i].Message, "401 Unauthorized"), nil
 	})
 	t.Logf("refused: %s: %s", last.Phase, last.Message)
 	if err := sims.Delete(ctx, "refused", metav1.DeleteOptions{}); err != nil {

@@ -245,10 +245,7 @@ func (c *Controller) sync(ctx context.Context, key string) (requeue bool, err er
 		// Its objects are those a simulator of this name controlled,
 		// whatever its UID was. (A hosted one's are removed before its
 		// record goes: its finalizer waits for them.)
-		if c.sites.Hosting != nil {
-			c.sites.Hosting.Release(key)
-		}
-		local, _ := c.sites.Of(site.Ref{Namespace: namespace, Name: name})
+		local := c.sites.Local(site.Ref{Namespace: namespace, Name: name})
 		owned := func(obj metav1.Object) bool { return backing.OwnedByName(obj, name) }
 		_, err := c.removeHostObjects(ctx, local, namespace, name, owned, owned)
 		return false, err
@@ -300,13 +297,6 @@ func (c *Controller) siteOf(ctx context.Context, s *v1alpha1.Simulator) (site.Si
 		return st, fmt.Errorf("the cache of the hosting namespace %s has not synced", st.Place.Namespace)
 	}
 	return st, nil
-}
-
-// local is the site of s's objects that stay here whatever its placement:
-// the accounts of its kubeconfigs (backing.ProxyAccess).
-func (c *Controller) local(s *v1alpha1.Simulator) site.Site {
-	st, _ := c.sites.Of(site.Ref{Namespace: s.Namespace, Name: s.Name, UID: s.UID})
-	return st
 }
 
 func (c *Controller) ensureHostObjects(ctx context.Context, s *v1alpha1.Simulator, st site.Site) (requeue bool, err error) {
@@ -765,9 +755,6 @@ func (c *Controller) phaseEvent(s *v1alpha1.Simulator, st sim.SimulatorStatus) {
 // HostedCleanupGiveUpAfter.
 func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator, st site.Site, siteErr error) (requeue bool, err error) {
 	if !slices.Contains(s.Finalizers, sim.FinalizerCleanup) {
-		if c.sites.Hosting != nil {
-			c.sites.Hosting.Release(cache.MetaObjectToName(s).String())
-		}
 		return false, nil
 	}
 	here := backing.ReferenceOwner(s.UID).Owns
@@ -776,7 +763,7 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator, st sit
 			return false, fmt.Errorf("removing the simulator's objects from its hosting cluster: %w", siteErr)
 		}
 		// Given up there: what is here still goes.
-		st = c.local(s)
+		st = c.sites.Local(site.RefOf(s))
 	}
 	if _, err := c.removeHostObjects(ctx, st, s.Namespace, s.Name, st.Owner.Owns, here); err != nil {
 		return false, err
@@ -798,9 +785,6 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator, st sit
 		return true, nil
 	}
 	if err == nil || apierrors.IsNotFound(err) {
-		if c.sites.Hosting != nil {
-			c.sites.Hosting.Release(cache.MetaObjectToName(s).String())
-		}
 		return false, nil
 	}
 	return false, err
@@ -933,7 +917,7 @@ func (c *Controller) ensureProxyAccess(ctx context.Context, s *v1alpha1.Simulato
 
 func (c *Controller) ensureProxyAccount(ctx context.Context, s *v1alpha1.Simulator, account backing.ProxyAccount) error {
 	sa, role, binding := backing.ProxyAccess(s, account)
-	local := c.local(s)
+	local := c.sites.Local(site.RefOf(s))
 	if err := ensureObject(ctx, local, "ServiceAccount", sa, cachedAs(c.accounts.Namespace(s.Namespace).Get), c.host.CoreV1().ServiceAccounts(s.Namespace), nil); err != nil {
 		return err
 	}

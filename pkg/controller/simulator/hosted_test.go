@@ -27,6 +27,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -48,11 +49,13 @@ import (
 	siminstall "sigs.k8s.io/simulator-apiserver/pkg/apis/sim/install"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing/backingtest"
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	simfake "sigs.k8s.io/simulator-apiserver/pkg/generated/clientset/versioned/fake"
 	siminformers "sigs.k8s.io/simulator-apiserver/pkg/generated/informers/externalversions"
 	"sigs.k8s.io/simulator-apiserver/pkg/hostcache"
 	"sigs.k8s.io/simulator-apiserver/pkg/hosting"
+	"sigs.k8s.io/simulator-apiserver/pkg/site"
 )
 
 // hostedFixture is a reconciler over a fake serving cluster whose one
@@ -84,14 +87,20 @@ func hostingKubeconfig(t *testing.T) []byte {
 	return data
 }
 
-func newHostedFixture(t *testing.T) *hostedFixture {
+// newHostedFixture is the fixture; without the hosting Secret, the
+// simulator names one that is not there.
+func newHostedFixture(t *testing.T, withSecret bool) *hostedFixture {
 	t.Helper()
 	ctx := t.Context()
-	f := &hostedFixture{
-		serving: kubefake.NewClientset(&corev1.Secret{
+	var secrets []k8sruntime.Object
+	if withSecret {
+		secrets = append(secrets, &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "hosting"},
 			Data:       map[string][]byte{contract.SourceKeyKubeconfig: hostingKubeconfig(t)},
-		}),
+		})
+	}
+	f := &hostedFixture{
+		serving:  kubefake.NewClientset(secrets...),
 		hosting:  kubefake.NewClientset(),
 		recorder: record.NewFakeRecorder(100),
 		clock:    clocktesting.NewFakePassiveClock(time.Now()),
@@ -160,6 +169,30 @@ func newHostedFixture(t *testing.T) *hostedFixture {
 	}
 	f.c.clock = f.clock
 	f.c.EnableHosting(reg, func() *backing.Signer { return signer })
+	// As every replica does, from the records: a stored simulator follows
+	// its hosting cluster.
+	follower := site.NewFollower(&site.Resolver{Hosting: reg, Signer: func() *backing.Signer { return signer }},
+		func(ctx context.Context, namespace, name string) (site.Ref, bool, error) {
+			s, err := f.sims.SimV1alpha1().Simulators(namespace).Get(ctx, name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return site.Ref{}, false, nil
+			}
+			if err != nil {
+				return site.Ref{}, false, err
+			}
+			return site.RefOf(s), true, nil
+		})
+	changed := func(obj any) {
+		if name, err := cache.DeletionHandlingObjectToName(obj); err == nil {
+			follower.Changed(name.Namespace, name.Name)
+		}
+	}
+	if _, err := factory.Sim().V1alpha1().Simulators().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: changed, UpdateFunc: func(_, obj any) { changed(obj) }, DeleteFunc: changed,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	go follower.Run(regCtx)
 	factory.Start(ctx.Done())
 	t.Cleanup(factory.Shutdown)
 	if !cache.WaitForCacheSync(ctx.Done(), factory.Sim().V1alpha1().Simulators().Informer().HasSynced, hostCache.HasSynced) {
@@ -168,12 +201,12 @@ func newHostedFixture(t *testing.T) *hostedFixture {
 	return f
 }
 
-// syncUntil syncs the simulator until done says so.
+// syncUntil syncs the simulator until done says so: the fixture runs no
+// queue (HostingRecheck's adds wait), the test drives each sync.
 func (f *hostedFixture) syncUntil(t *testing.T, what string, done func() bool) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 		_, err := f.c.sync(ctx, hostedKey)
-		// (The fixture's queue is not run: HostingRecheck's adds wait.)
 		if err != nil {
 			t.Logf("sync: %v", err)
 		}
@@ -184,32 +217,17 @@ func (f *hostedFixture) syncUntil(t *testing.T, what string, done func() bool) {
 	}
 }
 
-// hostedObjects are the names of the objects the simulator has in a
-// namespace of cs, by kind, and whether each is signed for it.
+// hostedObjects are the objects the simulator has in a namespace of cs,
+// by kind and name, and whether each is signed for it.
 func hostedObjects(t *testing.T, cs kubernetes.Interface, namespace string, owner backing.Owner) map[string]bool {
 	t.Helper()
-	ctx := t.Context()
+	objs, err := backingtest.Objects(t.Context(), cs, namespace, "example")
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]bool{}
-	add := func(kind string, obj metav1.Object) {
-		if obj.GetLabels()[sim.LabelSimulator] == "example" {
-			out[kind+"/"+obj.GetName()] = owner.Owns(obj) && len(obj.GetOwnerReferences()) == 0
-		}
-	}
-	pods, _ := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
-	for i := range pods.Items {
-		add("Pod", &pods.Items[i])
-	}
-	services, _ := cs.CoreV1().Services(namespace).List(ctx, metav1.ListOptions{})
-	for i := range services.Items {
-		add("Service", &services.Items[i])
-	}
-	secrets, _ := cs.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{})
-	for i := range secrets.Items {
-		add("Secret", &secrets.Items[i])
-	}
-	policies, _ := cs.NetworkingV1().NetworkPolicies(namespace).List(ctx, metav1.ListOptions{})
-	for i := range policies.Items {
-		add("NetworkPolicy", &policies.Items[i])
+	for k, obj := range objs {
+		out[k] = owner.Owns(obj) && len(obj.GetOwnerReferences()) == 0
 	}
 	return out
 }
@@ -220,7 +238,7 @@ func hostedObjects(t *testing.T, cs kubernetes.Interface, namespace string, owne
 // a sync again changes nothing; the status speaks of the hosted Pod; the
 // finalizer removes what is there, then lets the simulator go.
 func TestHosted(t *testing.T) {
-	f := newHostedFixture(t)
+	f := newHostedFixture(t, true)
 	owner := f.signer.Owner(backing.Claim{Namespace: "team-a", Name: "example", UID: "sim-uid"})
 	want := map[string]bool{
 		"Pod/" + sim.SimulatorPodName("example", 1): true, "Service/" + sim.SimulatorServiceName("example"): true,
@@ -273,7 +291,7 @@ func TestHosted(t *testing.T) {
 // copied from another object) are never adopted: nothing is made over
 // them and the simulator says which one is in the way.
 func TestHostedPlanted(t *testing.T) {
-	f := newHostedFixture(t)
+	f := newHostedFixture(t, true)
 	name := sim.SimulatorSecretName("example")
 	planted := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "sims", Name: name, UID: "planted",
 		Labels:      map[string]string{sim.LabelSimulator: "example"},
@@ -295,15 +313,12 @@ func TestHostedPlanted(t *testing.T) {
 }
 
 // TestHostedUnreachable: while the hosting kubeconfig gives no clients
-// (its Secret is gone), nothing is made and the status says
+// (its Secret is not there), nothing is made and the status says
 // HostingClusterUnreachable; a deleted simulator waits, with an Event,
 // then goes HostedCleanupGiveUpAfter after its deletion, saying what it
 // left behind.
 func TestHostedUnreachable(t *testing.T) {
-	f := newHostedFixture(t)
-	if err := f.serving.CoreV1().Secrets("team-a").Delete(t.Context(), "hosting", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	f := newHostedFixture(t, false)
 	f.syncUntil(t, "said the hosting cluster is unreachable", func() bool {
 		s, err := f.sims.SimV1alpha1().Simulators("team-a").Get(t.Context(), "example", metav1.GetOptions{})
 		return err == nil && strings.Contains(s.Annotations[AnnotationObservedStatus], sim.SimulatorReasonHostingClusterUnreachable)

@@ -60,8 +60,10 @@ func (c podCheck) check(ctx context.Context, obj runtime.Object) error {
 		}
 		st, err := c.sites.Of(site.InternalRefOf(s))
 		if err != nil {
-			// Not reachable now (or not read yet): the reconciler says
-			// so in the status, and what the cluster refuses once it can.
+			// Not reachable now, or not followed yet (the first
+			// simulator to name it is not stored yet): the reconciler
+			// says so in the status, and what the cluster refuses once it
+			// can.
 			return nil
 		}
 		place, pods, where = st.Place, st.Client.CoreV1(), "the hosting cluster"

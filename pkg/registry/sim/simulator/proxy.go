@@ -114,7 +114,7 @@ func reachable(access *inner.Access, s *sim.Simulator, port int32) (inner.Target
 	if s.Status.Phase != sim.SimulatorAvailable {
 		return inner.Target{}, nil, unavailable(s)
 	}
-	target := inner.InternalTargetOf(s, port)
+	target := inner.TargetOf(s, port)
 	u, err := access.URL(target)
 	if err != nil {
 		return inner.Target{}, nil, apierrors.NewServiceUnavailable(err.Error())
