@@ -270,7 +270,7 @@ func (c completedConfig) New() (*Server, error) {
 
 // storage is the group's storage, and the simulators' store in it.
 func (c completedConfig) storage() (map[string]rest.Storage, *simulator.Storage, error) {
-	access := inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Secrets())
+	access := inner.New(c.ExtraConfig.HostCache, c.ExtraConfig.HostCache.Secrets(), c.ExtraConfig.sites())
 	simulators, err := simulator.NewStorage(Scheme, c.ExtraConfig.RESTOptionsGetter, c.ExtraConfig.Validation, simulator.Host{
 		Sites:      c.ExtraConfig.sites(),
 		PodsClient: c.ExtraConfig.HostClient.CoreV1(),

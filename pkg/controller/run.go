@@ -143,7 +143,7 @@ func runReconcilers(ctx context.Context, cfg Config) error {
 	if cfg.Sites != nil && cfg.Sites.Hosting != nil {
 		simCtrl.EnableHosting(cfg.Sites.Hosting, cfg.Sites.Signer)
 	}
-	access := inner.New(cfg.HostCache, cfg.HostCache.Secrets())
+	access := inner.New(cfg.HostCache, cfg.HostCache.Secrets(), cfg.Sites)
 	poolCtrl, err := nodepool.New(sims, factory.Sim().V1alpha1().NodePools(), factory.Sim().V1alpha1().Simulators(), access, recorder)
 	if err != nil {
 		return err

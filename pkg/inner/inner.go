@@ -34,19 +34,20 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
+	"sigs.k8s.io/simulator-apiserver/pkg/site"
 )
 
 // Pods finds the host Pods of a simulator.
@@ -56,39 +57,68 @@ type Pods interface {
 
 // Target names the simulator to reach and what of its spec matters.
 type Target struct {
-	Namespace string
-	Name      string
-	// UID is the simulator's: only the Pod and Secret it controls are used.
-	UID        types.UID
+	// Ref is the simulator and where it is hosted. Only the Pod and the
+	// Secret it controls (its UID's, or signed for it there) are used.
+	site.Ref
 	Generation int64
-	Port       int32
+	// Port is what to reach: the inner kube-apiserver's, or the simulator
+	// server's (ServerPort).
+	Port int32
+	// ServerPort is the simulator server's: a hosted simulator is reached
+	// through its hosting cluster's pods/proxy to that port, its
+	// kube-apiserver behind the server's hop gate.
+	ServerPort int32
 }
 
 // TargetOf is the target of port (the inner kube-apiserver's or the
-// simulator server's, of its spec) of the simulator s, of either version.
-func TargetOf(s metav1.Object, port int32) Target {
-	return Target{Namespace: s.GetNamespace(), Name: s.GetName(), UID: s.GetUID(), Generation: s.GetGeneration(), Port: port}
+// simulator server's, of its spec) of the simulator s.
+func TargetOf(s *v1alpha1.Simulator, port int32) Target {
+	return Target{Ref: site.RefOf(s), Generation: s.Generation, Port: port, ServerPort: s.Spec.SimulatorServerPort}
 }
+
+// InternalTargetOf is TargetOf for a simulator of the internal version.
+func InternalTargetOf(s *sim.Simulator, port int32) Target {
+	return Target{Ref: site.InternalRefOf(s), Generation: s.Generation, Port: port, ServerPort: s.Spec.SimulatorServerPort}
+}
+
+// HostingError is a hosted simulator that cannot be reached because its
+// hosting cluster cannot be used now (site.Resolver.Of's error).
+type HostingError struct{ Err error }
+
+func (e *HostingError) Error() string {
+	return "cannot reach the simulator's hosting cluster: " + e.Err.Error()
+}
+func (e *HostingError) Unwrap() error { return e.Err }
 
 // Access resolves targets and keeps one transport per simulator, so that
 // connections to an inner apiserver are reused across requests.
 type Access struct {
 	pods    Pods
 	secrets corelisters.SecretLister
+	// sites reach hosted simulators; nil when hosting is off.
+	sites *site.Resolver
 
 	mu    sync.Mutex
 	cache map[string]*entry // by namespace/name
 }
 
 type entry struct {
-	secretVersion string
-	creds         *Credentials
-	transport     *http.Transport
+	// version is the credentials Secret's resourceVersion, and for a
+	// hosted simulator the hosting credentials' Version too.
+	version string
+	// creds are a local simulator's; nil for a hosted one, whose admin
+	// certificate the hosting cluster's proxy would not carry.
+	creds     *Credentials
+	transport http.RoundTripper
+	// closeIdle closes the transport's idle connections.
+	closeIdle func()
 }
 
-// New returns an Access reading Pods and credentials Secrets from caches.
-func New(pods Pods, secrets corelisters.SecretLister) *Access {
-	return &Access{pods: pods, secrets: secrets, cache: map[string]*entry{}}
+// New returns an Access reading a local simulator's Pods and credentials
+// Secrets from caches, and a hosted one's through sites (nil: hosting is
+// off).
+func New(pods Pods, secrets corelisters.SecretLister, sites *site.Resolver) *Access {
+	return &Access{pods: pods, secrets: secrets, sites: sites, cache: map[string]*entry{}}
 }
 
 // Credentials are what a client of the inner apiserver needs.
@@ -103,53 +133,88 @@ type Credentials struct {
 	ServerName string
 }
 
-// URL returns the inner apiserver's URL at the IP of the simulator's ready Pod
-// of the current generation.
+// URL returns where t is reached: the Pod's IP and port for a local
+// simulator (its ready Pod of the current generation), the hosting
+// cluster's pods/proxy of that Pod for a hosted one. A request's path is
+// joined to it (At).
 func (a *Access) URL(t Target) (*url.URL, error) {
-	pod := backing.PickPod(a.pods.SimulatorPods(t.Namespace, t.Name), t.Name, backing.ReferenceOwner(t.UID), t.Generation)
-	if pod == nil || pod.Status.PodIP == "" || pod.DeletionTimestamp != nil {
-		return nil, fmt.Errorf("simulator %s/%s has no running Pod", t.Namespace, t.Name)
-	}
-	return &url.URL{Scheme: "https", Host: net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(int(t.Port)))}, nil
+	u, _, err := a.route(t)
+	return u, err
 }
 
-// Credentials reads the simulator's credentials.
+// At is u with p joined to its path: the path of a request to a target.
+func At(u *url.URL, p string) *url.URL {
+	out := *u
+	out.Path = strings.TrimSuffix(u.Path, "/") + "/" + strings.TrimPrefix(p, "/")
+	out.RawPath = ""
+	return &out
+}
+
+// Credentials reads a local simulator's credentials; a hosted simulator's
+// are not handed out (its route needs none of them).
 func (a *Access) Credentials(t Target) (*Credentials, error) {
-	e, err := a.entry(t)
+	if t.Hosted() {
+		return nil, fmt.Errorf("simulator %s/%s is hosted in another cluster: its inner apiserver is reached through the proxy only", t.Namespace, t.Name)
+	}
+	e, err := a.localEntry(t)
 	if err != nil {
 		return nil, err
 	}
 	return e.creds, nil
 }
 
-// Transport returns the admin transport to the simulator's inner apiserver.
-func (a *Access) Transport(t Target) (*http.Transport, error) {
-	e, err := a.entry(t)
+// Transport returns the admin transport to the simulator's server.
+func (a *Access) Transport(t Target) (http.RoundTripper, error) {
+	var e *entry
+	var err error
+	if t.Hosted() {
+		_, e, err = a.hostedRoute(t)
+	} else {
+		e, err = a.localEntry(t)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return e.transport, nil
 }
 
-// RESTConfig returns an admin client config for the simulator's inner apiserver.
+// RESTConfig returns an admin client config for the simulator's inner
+// apiserver.
 func (a *Access) RESTConfig(t Target) (*rest.Config, error) {
-	u, err := a.URL(t)
+	u, e, err := a.route(t)
 	if err != nil {
 		return nil, err
 	}
-	creds, err := a.Credentials(t)
-	if err != nil {
-		return nil, err
+	if e.creds == nil {
+		// Hosted: the hosting cluster's transport, through the gate.
+		return &rest.Config{Host: u.String(), Transport: e.transport}, nil
 	}
+	// client-go's own transport (HTTP/2), as a client of the Pod would.
 	return &rest.Config{
 		Host: u.String(),
 		TLSClientConfig: rest.TLSClientConfig{
-			CAData: creds.CACert, CertData: creds.AdminCert, KeyData: creds.AdminKey, ServerName: creds.ServerName,
+			CAData: e.creds.CACert, CertData: e.creds.AdminCert, KeyData: e.creds.AdminKey, ServerName: e.creds.ServerName,
 		},
 	}, nil
 }
 
-func (a *Access) entry(t Target) (*entry, error) {
+// route is where t is reached, and the entry of its transport.
+func (a *Access) route(t Target) (*url.URL, *entry, error) {
+	if t.Hosted() {
+		return a.hostedRoute(t)
+	}
+	pod := backing.PickPod(a.pods.SimulatorPods(t.Namespace, t.Name), t.Name, backing.ReferenceOwner(t.UID), t.Generation)
+	if pod == nil || pod.Status.PodIP == "" || pod.DeletionTimestamp != nil {
+		return nil, nil, fmt.Errorf("simulator %s/%s has no running Pod", t.Namespace, t.Name)
+	}
+	e, err := a.localEntry(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &url.URL{Scheme: "https", Host: net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(int(t.Port)))}, e, nil
+}
+
+func (a *Access) localEntry(t Target) (*entry, error) {
 	secret, err := a.secrets.Secrets(t.Namespace).Get(sim.SimulatorSecretName(t.Name))
 	if err != nil {
 		return nil, fmt.Errorf("reading the credentials of simulator %s/%s: %w", t.Namespace, t.Name, err)
@@ -158,24 +223,83 @@ func (a *Access) entry(t Target) (*entry, error) {
 		// Someone else's Secret of our name: its keys are not to be trusted.
 		return nil, fmt.Errorf("simulator %s/%s: Secret %s is not controlled by the simulator", t.Namespace, t.Name, secret.Name)
 	}
+	return a.cached(t, secret.ResourceVersion, func() (*entry, error) { return newLocalEntry(t, secret) })
+}
+
+// hostedRoute reaches a hosted simulator through its hosting cluster's
+// pods/proxy, with the hosting credentials, to its server's port; its
+// kube-apiserver behind the hop gate. The gate's token is in the Secret
+// signed for the simulator there.
+func (a *Access) hostedRoute(t Target) (*url.URL, *entry, error) {
+	if a.sites == nil {
+		return nil, nil, &HostingError{Err: site.ErrHostingDisabled}
+	}
+	st, err := a.sites.Of(t.Ref)
+	if err != nil {
+		return nil, nil, &HostingError{Err: err}
+	}
+	pod := backing.PickPod(st.Pods(t.Name), t.Name, st.Owner, t.Generation)
+	if pod == nil || pod.Status.PodIP == "" || pod.DeletionTimestamp != nil {
+		return nil, nil, fmt.Errorf("simulator %s/%s has no running Pod in its hosting cluster", t.Namespace, t.Name)
+	}
+	secret, err := st.Cache.Secrets().Secrets(st.Place.Namespace).Get(sim.SimulatorSecretName(t.Name))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the credentials of simulator %s/%s in its hosting cluster: %w", t.Namespace, t.Name, err)
+	}
+	if !st.Owner.Owns(secret) {
+		return nil, nil, fmt.Errorf("simulator %s/%s: Secret %s of its hosting cluster is not signed for the simulator", t.Namespace, t.Name, secret.Name)
+	}
+	token := secret.Data[contract.FileHopToken]
+	if len(token) == 0 {
+		return nil, nil, fmt.Errorf("simulator %s/%s: its credentials hold no hop token", t.Namespace, t.Name)
+	}
+	cfg := st.Hosting.RESTConfig()
+	if cfg == nil {
+		return nil, nil, &HostingError{Err: fmt.Errorf("no clients for %s yet", st.Place.Namespace)}
+	}
+	version := secret.ResourceVersion + "/" + strconv.FormatUint(st.Hosting.Version(), 10)
+	e, err := a.cached(t, version, func() (*entry, error) {
+		base, err := rest.TransportFor(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("the hosting cluster's transport: %w", err)
+		}
+		return &entry{version: version, transport: HopRoundTripper(base, string(token)), closeIdle: func() { utilnet.CloseIdleConnectionsFor(base) }}, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := url.Parse(cfg.Host)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the hosting cluster's server %q: %w", cfg.Host, err)
+	}
+	p := "/api/v1/namespaces/" + st.Place.Namespace + "/pods/https:" + pod.Name + ":" + strconv.Itoa(int(t.ServerPort)) + "/proxy"
+	if t.Port != t.ServerPort {
+		p += strings.TrimSuffix(contract.PathHop, "/")
+	}
+	return At(u, p), e, nil
+}
+
+// cached is the entry of t's transport at version, made anew by make when
+// the version changed.
+func (a *Access) cached(t Target, version string, make func() (*entry, error)) (*entry, error) {
 	key := t.Namespace + "/" + t.Name
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if e, ok := a.cache[key]; ok && e.secretVersion == secret.ResourceVersion {
+	if e, ok := a.cache[key]; ok && e.version == version {
 		return e, nil
 	}
-	e, err := newEntry(t, secret)
+	e, err := make()
 	if err != nil {
 		return nil, err
 	}
 	if old, ok := a.cache[key]; ok {
-		old.transport.CloseIdleConnections()
+		old.closeIdle()
 	}
 	a.cache[key] = e
 	return e, nil
 }
 
-func newEntry(t Target, secret *corev1.Secret) (*entry, error) {
+func newLocalEntry(t Target, secret *corev1.Secret) (*entry, error) {
 	creds := &Credentials{
 		CACert:     secret.Data[contract.FileCACert],
 		CAKey:      secret.Data[contract.FileCAKey],
@@ -208,7 +332,7 @@ func newEntry(t Target, secret *corev1.Secret) (*entry, error) {
 		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
 		MaxIdleConnsPerHost: 32,
 	})
-	return &entry{secretVersion: secret.ResourceVersion, creds: creds, transport: transport}, nil
+	return &entry{version: secret.ResourceVersion, creds: creds, transport: transport, closeIdle: transport.CloseIdleConnections}, nil
 }
 
 // Forget drops the cached transport of a simulator that is gone.
@@ -216,7 +340,7 @@ func (a *Access) Forget(namespace, name string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if e, ok := a.cache[namespace+"/"+name]; ok {
-		e.transport.CloseIdleConnections()
+		e.closeIdle()
 		delete(a.cache, namespace+"/"+name)
 	}
 }
@@ -226,15 +350,11 @@ func (a *Access) Forget(namespace, name string) {
 // status other than want is an error carrying the answer's start. The
 // reconcilers that speak to simulator servers go through here.
 func (a *Access) Call(ctx context.Context, t Target, method, path string, body []byte, want int, maxAnswer int64) ([]byte, error) {
-	u, err := a.URL(t)
+	base, e, err := a.route(t)
 	if err != nil {
 		return nil, err
 	}
-	transport, err := a.Transport(t)
-	if err != nil {
-		return nil, err
-	}
-	u.Path = path
+	u, transport := At(base, path), e.transport
 	var reader io.Reader
 	if body != nil {
 		reader = bytes.NewReader(body)

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
+	"sigs.k8s.io/simulator-apiserver/pkg/site"
 )
 
 // TestTransportSpeaksHTTP1 checks that the admin transport to an inner
@@ -49,10 +50,14 @@ func TestTransportSpeaksHTTP1(t *testing.T) {
 	if err := indexer.Add(secret); err != nil {
 		t.Fatal(err)
 	}
-	access := inner.New(nil, corelisters.NewSecretLister(indexer))
-	transport, err := access.Transport(inner.Target{Namespace: s.Namespace, Name: s.Name, UID: s.UID})
+	access := inner.New(nil, corelisters.NewSecretLister(indexer), nil)
+	rt, err := access.Transport(inner.Target{Ref: site.Ref{Namespace: s.Namespace, Name: s.Name, UID: s.UID}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	transport, ok := rt.(*http.Transport)
+	if !ok {
+		t.Fatalf("the transport of a local simulator is a %T, want its own *http.Transport", rt)
 	}
 	get := func(rt http.RoundTripper, url string) (*http.Response, error) {
 		resp, err := (&http.Client{Transport: rt}).Get(url)

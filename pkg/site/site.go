@@ -75,6 +75,10 @@ type Site struct {
 	// signature covers its UID); nil here, where the owner reference the
 	// object is made with claims it.
 	Signed *backing.SignedOwner
+	// Hosting is the hosting cluster's entry (its configuration and the
+	// Version of its credentials, for the route to the simulator there);
+	// nil here.
+	Hosting *hosting.Entry
 }
 
 // Pods are the Pods labelled with the simulator in its site, the
@@ -129,7 +133,7 @@ func (res *Resolver) Of(r Ref) (Site, error) {
 	}
 	owner := signer.Owner(backing.Claim{Namespace: r.Namespace, Name: r.Name, UID: r.UID})
 	st.Owner, st.Signed = owner, &owner
-	st.Client, st.Cache = entry.Client(), entry.Cache()
+	st.Client, st.Cache, st.Hosting = entry.Client(), entry.Cache(), entry
 	if err := entry.Health(); err != nil {
 		return st, err
 	}

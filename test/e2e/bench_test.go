@@ -43,6 +43,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
@@ -57,6 +58,12 @@ import (
 //     simulators/NAME/proxy (what users use).
 var benchPaths = []string{"direct", "services-proxy", "sim-proxy"}
 
+// hostedPath is simulators/NAME/proxy of a simulator of the same spec
+// hosted in the host itself (spec.hosting, a namespace of its own): the
+// server's route through the hosting cluster's pods/proxy and the
+// simulator server's hop gate. BenchmarkProxyGet compares it.
+const hostedPath = "hosted-proxy"
+
 // benchClients is how many clients make requests at once.
 const benchClients = 8
 
@@ -67,6 +74,8 @@ type pathTarget struct {
 	inner    kubernetes.Interface // admin, direct
 	configs  map[string]*rest.Config
 	bases    map[string]string // URL prefix of the inner API per path
+	// extra are paths beyond benchPaths (hostedPath), for getContenders.
+	extra []string
 }
 
 // newPathTarget creates a simulator and lets anonymous callers read what
@@ -134,12 +143,33 @@ func (p *pathTarget) clients(b *testing.B, path string, n int) []*http.Client {
 	return out
 }
 
+// addHosted adds hostedPath to p: a simulator named as p's, hosted in a
+// namespace of the host through a kubeconfig with rights there alone.
+func (p *pathTarget) addHosted(b *testing.B) {
+	b.Helper()
+	c := hostCluster(b)
+	ns, hostingNS := newNamespace(b, "bench-hosted-"), newNamespace(b, "bench-hosting-")
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "hosting"},
+		Data: map[string][]byte{contract.SourceKeyKubeconfig: framework.HostingKubeconfig(b, c, hostingNS)}}
+	if _, err := c.Client.CoreV1().Secrets(ns).Create(b.Context(), secret, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := simClient(b).SimV1alpha1().Simulators(ns).Create(b.Context(), &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: p.name},
+		Spec: v1alpha1.SimulatorSpec{Hosting: &v1alpha1.SimulatorHosting{SecretName: secret.Name, Namespace: hostingNS}}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	waitAvailable(b, ns, p.name)
+	p.configs[hostedPath] = c.Config
+	p.bases[hostedPath] = c.Config.Host + framework.SimulatorPath(ns, p.name, "proxy", "")
+	p.extra = append(p.extra, hostedPath)
+}
+
 // getContenders returns, per path, a request of path with the Accept
 // header accept that must answer 200.
 func (p *pathTarget) getContenders(b *testing.B, path, accept string) []framework.Contender {
 	b.Helper()
 	var out []framework.Contender
-	for _, name := range benchPaths {
+	for _, name := range append(benchPaths[:len(benchPaths):len(benchPaths)], p.extra...) {
 		clients := p.clients(b, name, benchClients)
 		url := p.bases[name] + path
 		var once sync.Once
@@ -172,9 +202,11 @@ func (p *pathTarget) getContenders(b *testing.B, path, accept string) []framewor
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // BenchmarkProxyGet: a small GET (a Namespace) from 8 clients at once on
-// each path, 400 per path per round: p50, p99 and requests/s.
+// each path (and through a simulator hosted in the host itself,
+// hostedPath), 400 per path per round: p50, p99 and requests/s.
 func BenchmarkProxyGet(b *testing.B) {
 	p := newPathTarget(b)
+	p.addHosted(b)
 	measured := framework.Alternate(b, benchClients, 400, p.getContenders(b, "/api/v1/namespaces/default", "application/json"))
 	var cdf []framework.Series
 	for _, m := range measured {

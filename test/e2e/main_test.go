@@ -47,6 +47,9 @@ func run(m *testing.M) int {
 	return framework.RunWithNode(m, framework.Options{
 		// For the attacks from a Pod (TestSimulatorFromAnotherNamespacesPod).
 		NodeImages: []string{framework.HTTPClientImageName},
+		// TestHostedSimulator hosts a simulator in the cluster itself,
+		// through a kubeconfig with rights in one namespace.
+		SimAPIServerArgs: []string{"--enable-hosting"},
 	}, startTimeout, func(c *framework.Cluster, reason string) { cluster, skipReason = c, reason })
 }
 

@@ -24,16 +24,11 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -45,56 +40,14 @@ import (
 // hostingNamespace is where the second control plane hosts simulators.
 const hostingNamespace = "sims"
 
-// hostingIdentity makes, in hosting, an account with rights in
-// hostingNamespace alone (what a simulator's objects need there), and
-// returns an inline kubeconfig of it: a token, the cluster's CA.
+// hostingIdentity makes, in hosting, the namespace hostingNamespace and an
+// account with rights there alone, and returns its inline kubeconfig.
 func hostingIdentity(t *testing.T, hosting *framework.Cluster) []byte {
 	t.Helper()
-	ctx := t.Context()
-	client := hosting.Client
-	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hostingNamespace}}, metav1.CreateOptions{}); err != nil {
+	if _, err := hosting.Client.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hostingNamespace}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	const account = "sim-host"
-	if _, err := client.CoreV1().ServiceAccounts(hostingNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: account}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	all := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: account}, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{""}, Resources: []string{"pods", "services", "secrets"}, Verbs: all},
-		{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}, Verbs: all},
-	}}
-	if _, err := client.RbacV1().Roles(hostingNamespace).Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: account},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: account},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: account, Namespace: hostingNamespace}},
-	}
-	if _, err := client.RbacV1().RoleBindings(hostingNamespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	token, err := client.CoreV1().ServiceAccounts(hostingNamespace).CreateToken(ctx, account,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return inlineKubeconfig(t, hosting.Host, hosting.CACertPEM(), token.Status.Token)
-}
-
-func inlineKubeconfig(t *testing.T, server string, ca []byte, token string) []byte {
-	t.Helper()
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["hosting"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
-	kc.AuthInfos["sims"] = &clientcmdapi.AuthInfo{Token: token}
-	kc.Contexts["hosting"] = &clientcmdapi.Context{Cluster: "hosting", AuthInfo: "sims"}
-	kc.CurrentContext = "hosting"
-	data, err := clientcmd.Write(*kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return framework.HostingKubeconfig(t, hosting, hostingNamespace)
 }
 
 // labelled are the objects labelled with the simulator in namespace ns,
@@ -134,7 +87,7 @@ func TestHosting(t *testing.T) {
 	secrets := c.Client.CoreV1().Secrets(ns)
 	for name, data := range map[string][]byte{
 		"hosting": kubeconfig,
-		"refused": inlineKubeconfig(t, hosting.Host, hosting.CACertPEM(), "not-a-token"),
+		"refused": framework.InlineKubeconfig(t, hosting.Host, hosting.CACertPEM(), "not-a-token"),
 	} {
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string][]byte{contract.SourceKeyKubeconfig: data}}
 		if _, err := secrets.Create(ctx, secret, metav1.CreateOptions{}); err != nil {

@@ -191,5 +191,5 @@ func (r *ReportREST) target(ctx context.Context, scn *v1alpha1.Scenario, name st
 	if !metav1.IsControlledBy(s, scn) && !slices.Contains(scn.Spec.Simulators, name) {
 		return inner.Target{}, false
 	}
-	return inner.TargetOf(s, s.Spec.SimulatorServerPort), true
+	return inner.InternalTargetOf(s, s.Spec.SimulatorServerPort), true
 }

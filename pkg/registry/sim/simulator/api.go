@@ -93,9 +93,9 @@ func (r *APIREST) Connect(ctx context.Context, name string, opts runtime.Object,
 	}
 	transport, err := r.access.Transport(t)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, routeError(err, internalError)
 	}
-	location.Path = target
+	location = inner.At(location, target)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if httpstream.IsUpgradeRequest(req) {
 			responder.Error(apierrors.NewBadRequest("the simulator's API does not upgrade connections"))
@@ -103,7 +103,7 @@ func (r *APIREST) Connect(ctx context.Context, name string, opts runtime.Object,
 		}
 		out := req.Clone(req.Context())
 		stripIdentity(out.Header)
-		handler := proxy.NewUpgradeAwareHandler(location, transport, false, false, proxy.NewErrorResponder(responder))
+		handler := proxy.NewUpgradeAwareHandler(location, transport, false, false, routeErrors{responder})
 		handler.UseLocationHost = true
 		handler.ServeHTTP(w, out)
 	}), nil

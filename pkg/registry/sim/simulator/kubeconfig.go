@@ -97,6 +97,10 @@ func (r *KubeconfigREST) Connect(ctx context.Context, name string, opts runtime.
 	if err != nil {
 		return nil, err
 	}
+	if o.Mode == sim.KubeconfigModeDirect && s.Spec.Hosting != nil {
+		// Its Pod's IP is the hosting cluster's, seldom routable from here.
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("simulator %s is hosted in another cluster: ?mode=direct is not offered, use the proxy kubeconfig (the default)", s.Name))
+	}
 	// A kubeconfig never grants more than its caller holds through the proxy.
 	held, err := proxyVerbsHeld(ctx, r.authorizer, caller, s)
 	if err != nil {

@@ -18,6 +18,7 @@ package simulator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -77,10 +78,11 @@ func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Objec
 	}
 	transport, err := r.access.Transport(target)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, routeError(err, internalError)
 	}
-	// Only the path is the caller's: scheme, host and port are the Pod's.
-	location.Path = "/" + strings.TrimPrefix(proxyOpts.Path, "/")
+	// Only the path is the caller's: scheme, host and port are the Pod's
+	// (or its hosting cluster's pods/proxy's, path included).
+	location = inner.At(location, proxyOpts.Path)
 	return &proxyHandler{
 		simulator:  s,
 		caller:     caller,
@@ -114,12 +116,41 @@ func reachable(access *inner.Access, s *sim.Simulator, port int32) (inner.Target
 	if s.Status.Phase != sim.SimulatorAvailable {
 		return inner.Target{}, nil, unavailable(s)
 	}
-	target := inner.TargetOf(s, port)
+	target := inner.InternalTargetOf(s, port)
 	u, err := access.URL(target)
 	if err != nil {
-		return inner.Target{}, nil, apierrors.NewServiceUnavailable(err.Error())
+		return inner.Target{}, nil, routeError(err, serviceUnavailable)
 	}
 	return target, u, nil
+}
+
+// routeError is the Status of a route to a simulator that cannot be
+// taken because its hosting cluster cannot be used, or answered in the
+// simulator's stead: 503, reason HostingClusterUnreachable in its
+// details' causes. Any other error is otherwise's.
+func routeError(err error, otherwise func(error) error) error {
+	var hostingErr *inner.HostingError
+	var notFromSim *inner.NotFromSimulatorError
+	if !errors.As(err, &hostingErr) && !errors.As(err, &notFromSim) {
+		return otherwise(err)
+	}
+	status := apierrors.NewServiceUnavailable(err.Error())
+	status.ErrStatus.Details = &metav1.StatusDetails{Group: sim.GroupName, Kind: "simulators", RetryAfterSeconds: 1,
+		Causes: []metav1.StatusCause{{Type: metav1.CauseType(sim.SimulatorReasonHostingClusterUnreachable), Message: err.Error()}}}
+	return status
+}
+
+func serviceUnavailable(err error) error { return apierrors.NewServiceUnavailable(err.Error()) }
+
+func internalError(err error) error { return apierrors.NewInternalError(err) }
+
+// routeErrors answers a proxied request that failed on its way: with
+// routeError's Status when the hosting cluster is why, as the responder
+// does otherwise.
+type routeErrors struct{ responder rest.Responder }
+
+func (r routeErrors) Error(_ http.ResponseWriter, _ *http.Request, err error) {
+	r.responder.Error(routeError(err, func(err error) error { return err }))
 }
 
 // unavailable is the 503 of a simulator that cannot take requests, saying why.
@@ -139,6 +170,12 @@ type proxyHandler struct {
 }
 
 func (h *proxyHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if httpstream.IsUpgradeRequest(req) && h.simulator.Spec.Hosting != nil {
+		// The gate takes no upgrades: the route would carry them through
+		// the hosting cluster's pods/proxy as its own.
+		h.responder.Error(apierrors.NewBadRequest(fmt.Sprintf("simulator %s is hosted in another cluster: exec, attach and port-forward through its proxy are not offered", h.simulator.Name)))
+		return
+	}
 	if httpstream.IsUpgradeRequest(req) {
 		// exec, attach and port-forward reach into the simulator's "nodes":
 		// as for pods/exec in kube, a GET that upgrades needs create.
@@ -160,7 +197,7 @@ func (h *proxyHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		Groups:   h.caller.GetGroups(),
 		Extra:    h.caller.GetExtra(),
 	}
-	handler := proxy.NewUpgradeAwareHandler(h.location, transport.NewImpersonatingRoundTripper(identity, h.transport), false, false, proxy.NewErrorResponder(h.responder))
+	handler := proxy.NewUpgradeAwareHandler(h.location, transport.NewImpersonatingRoundTripper(identity, h.transport), false, false, routeErrors{h.responder})
 	handler.UpgradeTransport = proxy.NewUpgradeRequestRoundTripper(h.transport, transport.NewImpersonatingRoundTripper(identity, proxy.MirrorRequest))
 	handler.UseLocationHost = true
 	handler.ServeHTTP(w, out)

@@ -21,6 +21,8 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -42,6 +44,8 @@ import (
 	"k8s.io/streaming/pkg/httpstream/spdy"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+	"sigs.k8s.io/simulator-apiserver/pkg/inner"
 )
 
 // backend stands in for an inner kube-apiserver.
@@ -293,5 +297,102 @@ func TestProxyWebSocketUpgrade(t *testing.T) {
 			t.Errorf("echo %q, %v", msg, err)
 		}
 		c.Close() //nolint:errcheck
+	}
+}
+
+// TestProxyHosted: to a hosted simulator, the proxy carries the caller's
+// identity in the hop gate's headers (the hosting cluster's pods/proxy
+// would take Impersonate-* as the server's own), refuses upgrades, and an
+// answer the simulator did not give (the hosting apiserver's) is a 503
+// saying HostingClusterUnreachable, not the hosting cluster's body.
+func TestProxyHosted(t *testing.T) {
+	back := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hosting-says-no" {
+			http.Error(w, "pods not found", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set(contract.HeaderHop, contract.HopMark)
+		_ = json.NewEncoder(w).Encode(r.Header)
+	}))
+	t.Cleanup(back.Close)
+	backURL, _ := url.Parse(back.URL)
+	hosted := &sim.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"},
+		Spec: sim.SimulatorSpec{Hosting: &sim.SimulatorHosting{SecretName: "hosting", Namespace: "sims"}}}
+	front := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := &proxyHandler{
+			simulator: hosted,
+			caller:    alice,
+			location:  inner.At(backURL, r.URL.Path),
+			transport: inner.HopRoundTripper(back.Client().Transport, "gate-token"),
+			responder: fakeResponder{w},
+			authorizer: authorizer.AuthorizerFunc(func(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+				return authorizer.DecisionAllow, "", nil
+			}),
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	req, _ := http.NewRequest(http.MethodGet, front.URL+"/api/v1/nodes", nil)
+	req.Header.Set(contract.HeaderHopImpersonateUser, "system:admin") // a caller's own: dropped
+	resp, err := front.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got http.Header
+	err = json.NewDecoder(resp.Body).Decode(&got)
+	_ = resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET through the hosted route: %d, %v", resp.StatusCode, err)
+	}
+	if got.Get(contract.HeaderHopImpersonateUser) != "alice" || got.Get("Impersonate-User") != "" || got.Get(contract.HeaderHopToken) != "gate-token" {
+		t.Errorf("the hosting cluster got %v; want alice in the gate's headers only, and the token", got)
+	}
+	if groups := got.Values(contract.HeaderHopImpersonateGroup); strings.Join(groups, ",") != "dev,system:authenticated" {
+		t.Errorf("groups %v", groups)
+	}
+
+	resp, err = front.Client().Get(front.URL + "/hosting-says-no")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "not the simulator") || strings.Contains(string(body), "pods not found") {
+		t.Errorf("an answer of the hosting cluster's own: %d %s; want 503 saying it is not the simulator's", resp.StatusCode, body)
+	}
+
+	req, _ = http.NewRequest(http.MethodPost, front.URL+"/api/v1/namespaces/default/pods/p/exec", nil)
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "SPDY/3.1")
+	resp, err = front.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("an upgrade through the hosted route: %d, want 400", resp.StatusCode)
+	}
+}
+
+// TestRouteError: a hosting cluster that cannot be used, or that answered
+// in the simulator's stead, is a 503 with reason HostingClusterUnreachable
+// among its causes; anything else is left to the caller's choice.
+func TestRouteError(t *testing.T) {
+	for _, err := range []error{
+		&inner.HostingError{Err: errors.New("401 Unauthorized")},
+		fmt.Errorf("proxying: %w", &inner.NotFromSimulatorError{StatusCode: 503, Status: "503 Service Unavailable"}),
+	} {
+		status, ok := routeError(err, internalError).(apierrors.APIStatus)
+		if !ok || status.Status().Code != http.StatusServiceUnavailable || status.Status().Details == nil ||
+			len(status.Status().Details.Causes) != 1 || status.Status().Details.Causes[0].Type != metav1.CauseType(sim.SimulatorReasonHostingClusterUnreachable) {
+			t.Errorf("%v: %#v, want 503 HostingClusterUnreachable", err, status)
+		}
+	}
+	if err := routeError(errors.New("no running Pod"), serviceUnavailable); !apierrors.IsServiceUnavailable(err) {
+		t.Errorf("otherwise: %v", err)
+	}
+	if err := routeError(errors.New("bad Secret"), internalError); !apierrors.IsInternalError(err) {
+		t.Errorf("otherwise: %v", err)
 	}
 }

@@ -1,0 +1,137 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
+	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing/backingtest"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+	"sigs.k8s.io/simulator-apiserver/test/framework"
+)
+
+// TestHostedSimulator is issue 36's e2e: the host cluster itself, reached
+// through a kubeconfig whose account has rights in one hosting namespace
+// only, hosts a simulator of another namespace. Its Pod runs on the node
+// there (none here), it becomes Available, kubectl works inside through
+// the simulators/proxy kubeconfig (the route through the hosting cluster's
+// pods/proxy and the hop gate), a NodePool makes its Nodes, and deletion
+// leaves nothing in the hosting namespace.
+func TestHostedSimulator(t *testing.T) {
+	c := hostCluster(t)
+	ns := newNamespace(t, "hosted-")
+	hostingNS := newNamespace(t, "hosting-")
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "sandbox"},
+		Data: map[string][]byte{contract.SourceKeyKubeconfig: framework.HostingKubeconfig(t, c, hostingNS)}}
+	if _, err := c.Client.CoreV1().Secrets(ns).Create(t.Context(), secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "big"},
+		Spec: v1alpha1.SimulatorSpec{Hosting: &v1alpha1.SimulatorHosting{SecretName: secret.Name, Namespace: hostingNS}}}
+	start := time.Now()
+	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := waitAvailable(t, ns, s.Name)
+	t.Logf("hosted simulator Available in %v", time.Since(start).Round(10*time.Millisecond))
+	pod, err := c.Client.CoreV1().Pods(hostingNS).Get(t.Context(), got.Status.PodName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the hosted Pod %s in %s: %v", got.Status.PodName, hostingNS, err)
+	}
+	checkPodOnNode(t, pod)
+	if here, err := backingtest.Objects(t.Context(), c.Client, ns, s.Name); err != nil || len(here) != 0 {
+		t.Errorf("objects of the hosted simulator in its own namespace: %v, %v", here, err)
+	}
+
+	// kubectl inside, with the kubeconfig the server hands out.
+	raw, err := kubectl(t, "get", "--raw", framework.SimulatorPath(ns, s.Name, "kubeconfig", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := filepath.Join(t.TempDir(), "kc")
+	if err := os.WriteFile(kc, []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := framework.Kubectl(t, c, kc, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+	if err != nil || !strings.HasPrefix(out, "system:serviceaccount:"+ns+":") {
+		t.Errorf("kubectl auth whoami inside: %q, %v; want the kubeconfig's account of %s", out, err, ns)
+	}
+	if _, err := framework.Kubectl(t, c, kc, "create", "namespace", "inside"); err != nil {
+		t.Errorf("kubectl create namespace inside: %v", err)
+	}
+	if _, err := kubectl(t, "get", "--raw", framework.SimulatorPath(ns, s.Name, "kubeconfig", "?mode=direct")); err == nil ||
+		!strings.Contains(err.Error(), "hosted in another cluster") {
+		t.Errorf("a direct kubeconfig of a hosted simulator: %v, want refused", err)
+	}
+	if out, err := kubectl(t, "get", "--raw", framework.SimulatorPath(ns, s.Name, "api", "/v1/schedulerconfiguration")); err != nil ||
+		!strings.Contains(out, "KubeSchedulerConfiguration") {
+		t.Errorf("simulators/api of a hosted simulator: %v %.200s", err, out)
+	}
+
+	// A NodePool fills it.
+	pool := fmt.Sprintf(`apiVersion: sim.x-k8s.io/v1alpha1
+kind: NodePool
+metadata: {name: workers, namespace: %s}
+spec:
+  simulatorName: %s
+  replicas: 20
+  template:
+    status:
+      allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+`, ns, s.Name)
+	poolFile := filepath.Join(t.TempDir(), "pool.yaml")
+	if err := os.WriteFile(poolFile, []byte(pool), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := kubectl(t, "apply", "-f", poolFile); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if out, err := kubectl(t, "wait", "-n", ns, "--for=condition=Ready", "nodepool/workers", "--timeout=120s"); err != nil {
+		t.Fatalf("the hosted simulator's pool: %v\n%s", err, out)
+	}
+	out, err = framework.Kubectl(t, c, kc, "get", "nodes", "-l", sim.LabelNodePool+"=workers", "--no-headers")
+	if n := len(strings.Split(strings.TrimSpace(out), "\n")); err != nil || n != 20 {
+		t.Errorf("kubectl get nodes inside: %d lines, %v; want the pool's 20", n, err)
+	}
+
+	// Deleted: nothing left there.
+	if out, err := kubectl(t, "delete", "-n", ns, "simulator/"+s.Name, "--timeout=120s"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	poll(t, "nothing of the hosted simulator left in the hosting namespace", time.Minute, func(ctx context.Context) (bool, string) {
+		left, err := backingtest.Objects(ctx, c.Client, hostingNS, s.Name)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(left) == 0, fmt.Sprint(left)
+	})
+	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Get(t.Context(), s.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the simulator after its deletion: %v", err)
+	}
+}
