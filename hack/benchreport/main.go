@@ -121,7 +121,7 @@ func (t *table) value(contender, metric string) (float64, bool) {
 // contenderOrder puts the contenders of each comparison in the order of
 // docs/performance.md, the physical limit or the baseline first (go test prints a
 // benchmark's figures sorted by unit); others follow in the order they came.
-var contenderOrder = []string{"", "direct", "services-proxy", "sim-proxy", "hosted-proxy", "raw", "nodepool", "kwokctl", "stock", "sim-scheduler", "idle"}
+var contenderOrder = []string{"", "direct", "services-proxy", "sim-proxy", "hosted-proxy", "hosted-nodeport", "raw", "nodepool", "kwokctl", "stock", "sim-scheduler", "idle"}
 
 func rank(contender string) int {
 	for i, c := range contenderOrder {

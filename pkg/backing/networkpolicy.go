@@ -49,7 +49,10 @@ import (
 // reaches the simulator server through the hosting apiserver's proxy,
 // which comes from wherever the control plane runs, so that port is open
 // to all and the hop gate (its token) is what admits; the inner
-// kube-apiserver stays closed but to the Pods of its namespace.
+// kube-apiserver stays closed but to the Pods of its namespace. Reached
+// at a NodePort (place.NodePort), both ports are open to all: the
+// server's connections come from a node, and the simulator's admin
+// certificate is what admits.
 func NetworkPolicy(s *v1alpha1.Simulator, serverNamespace string, place Placement) *networkingv1.NetworkPolicy {
 	port := func(p int32) networkingv1.NetworkPolicyPort {
 		return networkingv1.NetworkPolicyPort{Protocol: ptr.To(corev1.ProtocolTCP), Port: ptr.To(intstr.FromInt32(p))}
@@ -60,8 +63,11 @@ func NetworkPolicy(s *v1alpha1.Simulator, serverNamespace string, place Placemen
 		}}},
 		Ports: []networkingv1.NetworkPolicyPort{port(s.Spec.KubeAPIServerPort), port(s.Spec.SimulatorServerPort)},
 	}
-	if place.Hosted {
+	switch {
+	case place.NodePort:
 		// No From: every source.
+		server = networkingv1.NetworkPolicyIngressRule{Ports: server.Ports}
+	case place.Hosted:
 		server = networkingv1.NetworkPolicyIngressRule{Ports: []networkingv1.NetworkPolicyPort{port(s.Spec.SimulatorServerPort)}}
 	}
 	meta := place.objectMeta(s, sim.SimulatorNetworkPolicyName(s.Name))

@@ -33,6 +33,9 @@ type Placement struct {
 	// Simulator of that UID: they carry no owner reference (its GC would
 	// delete them) and are the simulator's by signature (SignedOwner).
 	Hosted bool
+	// NodePort, hosted, makes the Service a NodePort one: the server
+	// reaches the simulator at its Pod's node (spec.hosting.route).
+	NodePort bool
 }
 
 // Local places the objects beside the simulator, as owner references

@@ -29,9 +29,14 @@ import (
 func Service(s *v1alpha1.Simulator, place Placement) *corev1.Service {
 	meta := place.objectMeta(s, sim.SimulatorServiceName(s.Name))
 	meta.Labels = Labels(s)
+	var svcType corev1.ServiceType // ClusterIP, the default
+	if place.NodePort {
+		svcType = corev1.ServiceTypeNodePort
+	}
 	return &corev1.Service{
 		ObjectMeta: meta,
 		Spec: corev1.ServiceSpec{
+			Type:     svcType,
 			Selector: Labels(s),
 			Ports: []corev1.ServicePort{
 				{Name: "kube-apiserver", Port: s.Spec.KubeAPIServerPort, TargetPort: intstr.FromString("kube-apiserver")},

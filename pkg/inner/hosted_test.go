@@ -19,11 +19,14 @@ package inner_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/pem"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -248,4 +251,91 @@ func hostedResolver(t *testing.T, api *httptest.Server, cluster kubernetes.Inter
 	})
 	reg.Acquire("team-a", "hosting", "sims", "team-a/example")
 	return &site.Resolver{Hosting: reg, Signer: func() *backing.Signer { return signer }}
+}
+
+// TestHostedRouteNodePort: with route NodePort, a hosted simulator is
+// reached at its Pod's node and its Service's NodePort for the port, with
+// the admin certificate of the Secret signed for it there, as a local one
+// at its Pod's IP; its credentials are handed out (a direct kubeconfig
+// points there).
+func TestHostedRouteNodePort(t *testing.T) {
+	s := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "example", UID: "uid-1", Generation: 1},
+		Spec: v1alpha1.SimulatorSpec{KubeAPIServerPort: 6443, SimulatorServerPort: 8443,
+			Hosting: &v1alpha1.SimulatorHosting{SecretName: "hosting", Namespace: "sims", Route: v1alpha1.SimulatorHostingRouteNodePort}}}
+	signer, err := backing.NewSigner(bytes.Repeat([]byte{4}, backing.MinOwnershipKeyBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := signer.Owner(backing.Claim{Namespace: s.Namespace, Name: s.Name, UID: s.UID})
+	place := site.RefOf(s).Place()
+	pod, err := backing.Pod(s, place)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := backing.Secret(s, place)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := backing.Service(s, place)
+	if svc.Spec.Type != corev1.ServiceTypeNodePort {
+		t.Fatalf("the Service of a simulator hosted at a NodePort is of type %q", svc.Spec.Type)
+	}
+	// The node is this machine; the simulator's kube-apiserver answers at
+	// the NodePort.
+	srv := innerServer(t, secret, tls.RequireAndVerifyClientCert)
+	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodePort, err := strconv.Atoi(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range svc.Spec.Ports {
+		if svc.Spec.Ports[i].Port == s.Spec.KubeAPIServerPort {
+			svc.Spec.Ports[i].NodePort = int32(nodePort)
+		}
+	}
+	pod.UID, secret.UID, svc.UID = "pod-uid", "secret-uid", "svc-uid"
+	pod.Status.PodIP, pod.Status.HostIP = "10.9.0.7", "127.0.0.1"
+	for _, obj := range []metav1.Object{pod, secret, svc} {
+		if err := owner.Sign(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := hostedResolver(t, httptest.NewTLSServer(http.NotFoundHandler()), kubefake.NewClientset(pod, secret, svc), signer)
+	if err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		st, err := res.Of(site.RefOf(s))
+		return err == nil && len(st.Pods(s.Name)) == 1 && st.Cache.WaitForNamespace(t.Context(), "sims"), nil
+	}); err != nil {
+		t.Fatal("the hosting cluster's cache never held the simulator's Pod")
+	}
+	access := inner.New(nil, nil, res)
+	kube := inner.TargetOf(s, s.Spec.KubeAPIServerPort)
+	u, err := access.URL(kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "https://127.0.0.1:" + port; u.String() != want {
+		t.Errorf("URL %s, want %s", u, want)
+	}
+	rt, err := access.Transport(kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&http.Client{Transport: rt}).Get(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if user := resp.Header.Get(clientHeader); user != contract.AdminUser {
+		t.Errorf("authenticated as %q, want the admin", user)
+	}
+	if creds, err := access.Credentials(kube); err != nil || len(creds.CAKey) == 0 {
+		t.Errorf("credentials of a simulator hosted at a NodePort: %v", err)
+	}
+	// No NodePort for the simulator server's port in this Service.
+	if _, err := access.URL(inner.TargetOf(s, s.Spec.SimulatorServerPort)); err == nil || !strings.Contains(err.Error(), "no NodePort") {
+		t.Errorf("a port without a NodePort: %v", err)
+	}
 }

@@ -103,11 +103,12 @@ type Access struct {
 }
 
 type entry struct {
-	// version is the credentials Secret's resourceVersion, and for a
-	// hosted simulator the hosting credentials' Version too.
+	// version is the credentials Secret's resourceVersion, and through a
+	// hosting cluster's pods/proxy the hosting credentials' Version too.
 	version string
-	// creds are a local simulator's; nil for a hosted one, whose admin
-	// certificate the hosting cluster's proxy would not carry.
+	// creds are the admin certificate's (a local simulator, or one hosted
+	// at a NodePort); nil through a hosting cluster's pods/proxy, which
+	// would not carry it.
 	creds     *Credentials
 	transport http.RoundTripper
 	// closeIdle closes the transport's idle connections.
@@ -150,32 +151,37 @@ func At(u *url.URL, p string) *url.URL {
 	return &out
 }
 
-// Credentials reads a local simulator's credentials; a hosted simulator's
-// are not handed out (its route needs none of them).
+// Credentials reads the simulator's credentials; those of a simulator
+// hosted behind its hosting cluster's pods/proxy are not handed out (its
+// route needs none of them, and its Pod's IP is the hosting cluster's).
 func (a *Access) Credentials(t Target) (*Credentials, error) {
-	if t.Hosted() {
-		return nil, fmt.Errorf("simulator %s/%s is hosted in another cluster: its inner apiserver is reached through the proxy only", t.Namespace, t.Name)
-	}
-	e, err := a.localEntry(t)
+	e, err := a.entryOf(t)
 	if err != nil {
 		return nil, err
+	}
+	if e.creds == nil {
+		return nil, fmt.Errorf("simulator %s/%s is reached through its hosting cluster's pods/proxy only", t.Namespace, t.Name)
 	}
 	return e.creds, nil
 }
 
 // Transport returns the admin transport to the simulator's server.
 func (a *Access) Transport(t Target) (http.RoundTripper, error) {
-	var e *entry
-	var err error
-	if t.Hosted() {
-		_, e, err = a.hostedRoute(t)
-	} else {
-		e, err = a.localEntry(t)
-	}
+	e, err := a.entryOf(t)
 	if err != nil {
 		return nil, err
 	}
 	return e.transport, nil
+}
+
+// entryOf is the entry of t's transport; a local simulator's needs no
+// running Pod.
+func (a *Access) entryOf(t Target) (*entry, error) {
+	if !t.Hosted() {
+		return a.localEntry(t)
+	}
+	_, e, err := a.hostedRoute(t)
+	return e, err
 }
 
 // RESTConfig returns an admin client config for the simulator's inner
@@ -223,13 +229,15 @@ func (a *Access) localEntry(t Target) (*entry, error) {
 		// Someone else's Secret of our name: its keys are not to be trusted.
 		return nil, fmt.Errorf("simulator %s/%s: Secret %s is not controlled by the simulator", t.Namespace, t.Name, secret.Name)
 	}
-	return a.cached(t, secret.ResourceVersion, func() (*entry, error) { return newLocalEntry(t, secret) })
+	return a.cached(t, secret.ResourceVersion, func() (*entry, error) { return newCertEntry(t, secret) })
 }
 
-// hostedRoute reaches a hosted simulator through its hosting cluster's
-// pods/proxy, with the hosting credentials, to its server's port; its
-// kube-apiserver behind the hop gate. The gate's token is in the Secret
-// signed for the simulator there.
+// hostedRoute reaches a hosted simulator in its hosting cluster: through
+// that cluster's pods/proxy, with the hosting kubeconfig's transport, to
+// its server's port, its kube-apiserver behind the hop gate (the gate's
+// token is in the Secret signed for it there); or, with route NodePort,
+// at its Pod's node and its Service's NodePort, with its admin
+// certificate, as a local simulator at its Pod's IP.
 func (a *Access) hostedRoute(t Target) (*url.URL, *entry, error) {
 	if a.sites == nil {
 		return nil, nil, &HostingError{Err: site.ErrHostingDisabled}
@@ -242,12 +250,16 @@ func (a *Access) hostedRoute(t Target) (*url.URL, *entry, error) {
 	if pod == nil || pod.Status.PodIP == "" || pod.DeletionTimestamp != nil {
 		return nil, nil, fmt.Errorf("simulator %s/%s has no running Pod in its hosting cluster", t.Namespace, t.Name)
 	}
-	secret, err := st.Cache.Secrets().Secrets(st.Place.Namespace).Get(sim.SimulatorSecretName(t.Name))
+	ns := st.Place.Namespace
+	secret, err := st.Cache.Secrets().Secrets(ns).Get(sim.SimulatorSecretName(t.Name))
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the credentials of simulator %s/%s in its hosting cluster: %w", t.Namespace, t.Name, err)
 	}
 	if !st.Owner.Owns(secret) {
 		return nil, nil, fmt.Errorf("simulator %s/%s: Secret %s of its hosting cluster is not signed for the simulator", t.Namespace, t.Name, secret.Name)
+	}
+	if t.NodePort {
+		return a.nodePortRoute(t, st, pod, secret)
 	}
 	token := secret.Data[contract.FileHopToken]
 	if len(token) == 0 {
@@ -255,7 +267,7 @@ func (a *Access) hostedRoute(t Target) (*url.URL, *entry, error) {
 	}
 	cfg := st.Hosting.RESTConfig()
 	if cfg == nil {
-		return nil, nil, &HostingError{Err: fmt.Errorf("no clients for %s yet", st.Place.Namespace)}
+		return nil, nil, &HostingError{Err: fmt.Errorf("no clients for %s yet", ns)}
 	}
 	version := secret.ResourceVersion + "/" + strconv.FormatUint(st.Hosting.Version(), 10)
 	e, err := a.cached(t, version, func() (*entry, error) {
@@ -272,11 +284,37 @@ func (a *Access) hostedRoute(t Target) (*url.URL, *entry, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("the hosting cluster's server %q: %w", cfg.Host, err)
 	}
-	p := "/api/v1/namespaces/" + st.Place.Namespace + "/pods/https:" + pod.Name + ":" + strconv.Itoa(int(t.ServerPort)) + "/proxy"
+	p := "/api/v1/namespaces/" + ns + "/pods/https:" + pod.Name + ":" + strconv.Itoa(int(t.ServerPort)) + "/proxy"
 	if t.Port != t.ServerPort {
 		p += strings.TrimSuffix(contract.PathHop, "/")
 	}
 	return At(u, p), e, nil
+}
+
+// nodePortRoute is t at the node of its Pod pod, at the NodePort of its
+// Service there for t.Port.
+func (a *Access) nodePortRoute(t Target, st site.Site, pod *corev1.Pod, secret *corev1.Secret) (*url.URL, *entry, error) {
+	svc, err := st.Cache.Services().Services(st.Place.Namespace).Get(sim.SimulatorServiceName(t.Name))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the Service of simulator %s/%s in its hosting cluster: %w", t.Namespace, t.Name, err)
+	}
+	if !st.Owner.Owns(svc) {
+		return nil, nil, fmt.Errorf("simulator %s/%s: Service %s of its hosting cluster is not signed for the simulator", t.Namespace, t.Name, svc.Name)
+	}
+	var nodePort int32
+	for _, p := range svc.Spec.Ports {
+		if p.Port == t.Port {
+			nodePort = p.NodePort
+		}
+	}
+	if nodePort == 0 || pod.Status.HostIP == "" {
+		return nil, nil, fmt.Errorf("simulator %s/%s has no NodePort for port %d at a node yet", t.Namespace, t.Name, t.Port)
+	}
+	e, err := a.cached(t, secret.ResourceVersion, func() (*entry, error) { return newCertEntry(t, secret) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return &url.URL{Scheme: "https", Host: net.JoinHostPort(pod.Status.HostIP, strconv.Itoa(int(nodePort)))}, e, nil
 }
 
 // cached is the entry of t's transport at version, made anew by make when
@@ -299,7 +337,9 @@ func (a *Access) cached(t Target, version string, make func() (*entry, error)) (
 	return e, nil
 }
 
-func newLocalEntry(t Target, secret *corev1.Secret) (*entry, error) {
+// newCertEntry is the entry of the admin certificate of the simulator's
+// credentials Secret.
+func newCertEntry(t Target, secret *corev1.Secret) (*entry, error) {
 	creds := &Credentials{
 		CACert:     secret.Data[contract.FileCACert],
 		CAKey:      secret.Data[contract.FileCAKey],

@@ -45,6 +45,9 @@ type Ref struct {
 	// HostingSecretName and HostingNamespace are spec.hosting's; empty
 	// when the simulator is not hosted.
 	HostingSecretName, HostingNamespace string
+	// NodePort is spec.hosting.route NodePort: the simulator's Service
+	// there is a NodePort one, the route goes to it.
+	NodePort bool
 }
 
 // Hosted says whether the simulator names a hosting cluster.
@@ -53,7 +56,7 @@ func (r Ref) Hosted() bool { return r.HostingSecretName != "" }
 // Place is where spec.hosting puts the simulator's objects.
 func (r Ref) Place() backing.Placement {
 	if r.Hosted() {
-		return backing.Placement{Namespace: r.HostingNamespace, Hosted: true}
+		return backing.Placement{Namespace: r.HostingNamespace, Hosted: true, NodePort: r.NodePort}
 	}
 	return backing.Placement{Namespace: r.Namespace}
 }
@@ -177,18 +180,24 @@ func (res *Resolver) Claimed(obj metav1.Object) (string, bool) {
 
 // RefOf is the Ref of a simulator of the served version.
 func RefOf(s *v1alpha1.Simulator) Ref {
-	// The versions' SimulatorHosting are the same struct (the conversion
-	// would not compile otherwise).
-	return refOf(s, (*sim.SimulatorHosting)(s.Spec.Hosting))
+	r := ref(s)
+	if h := s.Spec.Hosting; h != nil {
+		r.HostingSecretName, r.HostingNamespace = h.SecretName, h.Namespace
+		r.NodePort = h.Route == v1alpha1.SimulatorHostingRouteNodePort
+	}
+	return r
 }
 
 // InternalRefOf is the Ref of a simulator of the internal version.
-func InternalRefOf(s *sim.Simulator) Ref { return refOf(s, s.Spec.Hosting) }
-
-func refOf(s metav1.Object, h *sim.SimulatorHosting) Ref {
-	r := Ref{Namespace: s.GetNamespace(), Name: s.GetName(), UID: s.GetUID()}
-	if h != nil {
+func InternalRefOf(s *sim.Simulator) Ref {
+	r := ref(s)
+	if h := s.Spec.Hosting; h != nil {
 		r.HostingSecretName, r.HostingNamespace = h.SecretName, h.Namespace
+		r.NodePort = h.Route == sim.SimulatorHostingRouteNodePort
 	}
 	return r
+}
+
+func ref(s metav1.Object) Ref {
+	return Ref{Namespace: s.GetNamespace(), Name: s.GetName(), UID: s.GetUID()}
 }

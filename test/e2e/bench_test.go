@@ -58,11 +58,15 @@ import (
 //     simulators/NAME/proxy (what users use).
 var benchPaths = []string{"direct", "services-proxy", "sim-proxy"}
 
-// hostedPath is simulators/NAME/proxy of a simulator of the same spec
-// hosted in the host itself (spec.hosting, a namespace of its own): the
-// server's route through the hosting cluster's pods/proxy and the
-// simulator server's hop gate. BenchmarkProxyGet compares it.
-const hostedPath = "hosted-proxy"
+// The paths of simulators/NAME/proxy of a simulator of the same spec
+// hosted in the host itself (spec.hosting, a namespace of its own), for
+// BenchmarkProxyGet: hostedPath goes through the hosting cluster's
+// pods/proxy and the simulator server's hop gate (route PodsProxy),
+// nodePortPath to a NodePort of its Service (route NodePort).
+const (
+	hostedPath   = "hosted-proxy"
+	nodePortPath = "hosted-nodeport"
+)
 
 // benchClients is how many clients make requests at once.
 const benchClients = 8
@@ -143,9 +147,9 @@ func (p *pathTarget) clients(b *testing.B, path string, n int) []*http.Client {
 	return out
 }
 
-// addHosted adds hostedPath to p: a simulator named as p's, hosted in a
-// namespace of the host through a kubeconfig with rights there alone.
-func (p *pathTarget) addHosted(b *testing.B) {
+// addHosted adds path to p: a simulator named as p's, hosted with route
+// in a namespace of the host through a kubeconfig with rights there alone.
+func (p *pathTarget) addHosted(b *testing.B, path string, route v1alpha1.SimulatorHostingRoute) {
 	b.Helper()
 	c := hostCluster(b)
 	ns, hostingNS := newNamespace(b, "bench-hosted-"), newNamespace(b, "bench-hosting-")
@@ -155,13 +159,13 @@ func (p *pathTarget) addHosted(b *testing.B) {
 		b.Fatal(err)
 	}
 	if _, err := simClient(b).SimV1alpha1().Simulators(ns).Create(b.Context(), &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: p.name},
-		Spec: v1alpha1.SimulatorSpec{Hosting: &v1alpha1.SimulatorHosting{SecretName: secret.Name, Namespace: hostingNS}}}, metav1.CreateOptions{}); err != nil {
+		Spec: v1alpha1.SimulatorSpec{Hosting: &v1alpha1.SimulatorHosting{SecretName: secret.Name, Namespace: hostingNS, Route: route}}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	waitAvailable(b, ns, p.name)
-	p.configs[hostedPath] = c.Config
-	p.bases[hostedPath] = c.Config.Host + framework.SimulatorPath(ns, p.name, "proxy", "")
-	p.extra = append(p.extra, hostedPath)
+	p.configs[path] = c.Config
+	p.bases[path] = c.Config.Host + framework.SimulatorPath(ns, p.name, "proxy", "")
+	p.extra = append(p.extra, path)
 }
 
 // getContenders returns, per path, a request of path with the Accept
@@ -202,11 +206,12 @@ func (p *pathTarget) getContenders(b *testing.B, path, accept string) []framewor
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // BenchmarkProxyGet: a small GET (a Namespace) from 8 clients at once on
-// each path (and through a simulator hosted in the host itself,
-// hostedPath), 400 per path per round: p50, p99 and requests/s.
+// each path (and through simulators hosted in the host itself,
+// hostedPath and nodePortPath), 400 per path per round: p50, p99 and requests/s.
 func BenchmarkProxyGet(b *testing.B) {
 	p := newPathTarget(b)
-	p.addHosted(b)
+	p.addHosted(b, hostedPath, v1alpha1.SimulatorHostingRoutePodsProxy)
+	p.addHosted(b, nodePortPath, v1alpha1.SimulatorHostingRouteNodePort)
 	measured := framework.Alternate(b, benchClients, 400, p.getContenders(b, "/api/v1/namespaces/default", "application/json"))
 	var cdf []framework.Series
 	for _, m := range measured {

@@ -42,7 +42,8 @@ import (
 // there (none here), it becomes Available, kubectl works inside through
 // the simulators/proxy kubeconfig (the route through the hosting cluster's
 // pods/proxy and the hop gate), a NodePool makes its Nodes, and deletion
-// leaves nothing in the hosting namespace.
+// leaves nothing in the hosting namespace. The same with route NodePort,
+// a direct kubeconfig too (checkNodePortRoute).
 func TestHostedSimulator(t *testing.T) {
 	c := hostCluster(t)
 	ns := newNamespace(t, "hosted-")
@@ -94,6 +95,8 @@ func TestHostedSimulator(t *testing.T) {
 		t.Errorf("simulators/api of a hosted simulator: %v %.200s", err, out)
 	}
 
+	checkNodePortRoute(t, ns, secret.Name, hostingNS)
+
 	// A NodePool fills it.
 	pool := fmt.Sprintf(`apiVersion: sim.x-k8s.io/v1alpha1
 kind: NodePool
@@ -134,4 +137,46 @@ spec:
 	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Get(t.Context(), s.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the simulator after its deletion: %v", err)
 	}
+}
+
+// checkNodePortRoute: a simulator hosted with route NodePort becomes
+// Available; kubectl works through its proxy kubeconfig, and through a
+// direct one, at its Pod's node and the NodePort; deleted, it leaves
+// nothing there.
+func checkNodePortRoute(t *testing.T, ns, secretName, hostingNS string) {
+	t.Helper()
+	c := hostCluster(t)
+	s := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: "near"},
+		Spec: v1alpha1.SimulatorSpec{Hosting: &v1alpha1.SimulatorHosting{SecretName: secretName, Namespace: hostingNS, Route: v1alpha1.SimulatorHostingRouteNodePort}}}
+	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitAvailable(t, ns, s.Name)
+	svc, err := c.Client.CoreV1().Services(hostingNS).Get(t.Context(), sim.SimulatorServiceName(s.Name), metav1.GetOptions{})
+	if err != nil || svc.Spec.Type != corev1.ServiceTypeNodePort {
+		t.Fatalf("the Service of a simulator hosted at a NodePort: %v, %v", svc, err)
+	}
+	for _, mode := range []string{"", "?mode=direct"} {
+		raw, err := kubectl(t, "get", "--raw", framework.SimulatorPath(ns, s.Name, "kubeconfig", mode))
+		if err != nil {
+			t.Fatalf("kubeconfig%s: %v", mode, err)
+		}
+		kc := filepath.Join(t.TempDir(), "kc")
+		if err := os.WriteFile(kc, []byte(raw), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := framework.Kubectl(t, c, kc, "get", "namespace", "default", "-o", "name"); err != nil || strings.TrimSpace(out) != "namespace/default" {
+			t.Errorf("kubectl inside with the kubeconfig%s: %q, %v", mode, out, err)
+		}
+	}
+	if out, err := kubectl(t, "delete", "-n", ns, "simulator/"+s.Name, "--timeout=120s"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	poll(t, "nothing of the NodePort simulator left in the hosting namespace", time.Minute, func(ctx context.Context) (bool, string) {
+		left, err := backingtest.Objects(ctx, c.Client, hostingNS, s.Name)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(left) == 0, fmt.Sprint(left)
+	})
 }

@@ -76,7 +76,22 @@ type SimulatorHosting struct {
 	SecretName string
 	// Namespace is the hosting cluster's namespace of those objects.
 	Namespace string
+	// Route is how the server reaches the simulator there.
+	Route SimulatorHostingRoute
 }
+
+// SimulatorHostingRoute is how the server reaches a hosted simulator.
+type SimulatorHostingRoute string
+
+// Routes to a hosted simulator.
+const (
+	// SimulatorHostingRoutePodsProxy goes through the hosting cluster's
+	// pods/proxy and the simulator server's hop gate.
+	SimulatorHostingRoutePodsProxy SimulatorHostingRoute = "PodsProxy"
+	// SimulatorHostingRouteNodePort goes to a NodePort of the simulator's
+	// Service, at its Pod's node, with the simulator's admin certificate.
+	SimulatorHostingRouteNodePort SimulatorHostingRoute = "NodePort"
+)
 
 // SourceMode says whether a source is read once or followed.
 type SourceMode string

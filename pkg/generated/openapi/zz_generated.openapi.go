@@ -19735,6 +19735,14 @@ func schema_pkg_apis_sim_v1alpha1_SimulatorHosting(ref common.ReferenceCallback)
 							Format:      "",
 						},
 					},
+					"route": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Route is how the server reaches the simulator there: PodsProxy (the default) through the hosting cluster's pods/proxy, which needs nothing of its network; NodePort to a NodePort of the simulator's Service at its Pod's node, faster where the server can reach the hosting cluster's nodes.\n\nPossible enum values:\n - `\"NodePort\"` goes to a NodePort of the simulator's Service, at its Pod's node, with the simulator's admin certificate.\n - `\"PodsProxy\"` goes through the hosting cluster's pods/proxy and the simulator server's hop gate.",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"NodePort", "PodsProxy"},
+						},
+					},
 				},
 				Required: []string{"secretName", "namespace"},
 			},

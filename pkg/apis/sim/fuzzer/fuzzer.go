@@ -70,6 +70,13 @@ var Funcs = func(codecs runtimeserializer.CodecFactory) []interface{} {
 				s.QPS = 50
 			}
 		},
+		func(h *sim.SimulatorHosting, c randfill.Continue) {
+			c.FillNoCustom(h)
+			// Defaulted on decode.
+			if h.Route == "" {
+				h.Route = sim.SimulatorHostingRoutePodsProxy
+			}
+		},
 		func(s *sim.NodePoolSpec, c randfill.Continue) {
 			c.FillNoCustom(s)
 			if s.Replicas == nil {

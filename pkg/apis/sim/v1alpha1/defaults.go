@@ -72,6 +72,14 @@ func SetDefaults_SimulatorSource(obj *SimulatorSource) {
 	}
 }
 
+// SetDefaults_SimulatorHosting reaches a hosted simulator through its
+// hosting cluster's pods/proxy, which needs nothing of its network.
+func SetDefaults_SimulatorHosting(obj *SimulatorHosting) {
+	if obj.Route == "" {
+		obj.Route = SimulatorHostingRoutePodsProxy
+	}
+}
+
 // SetDefaults_NodePoolSpec defaults replicas to 1, like a Deployment.
 func SetDefaults_NodePoolSpec(obj *NodePoolSpec) {
 	if obj.Replicas == nil {

@@ -122,7 +122,28 @@ type SimulatorHosting struct {
 	// Namespace is the namespace of the hosting cluster where the
 	// simulator's objects are made.
 	Namespace string `json:"namespace" protobuf:"bytes,2,opt,name=namespace"`
+	// Route is how the server reaches the simulator there: PodsProxy (the
+	// default) through the hosting cluster's pods/proxy, which needs
+	// nothing of its network; NodePort to a NodePort of the simulator's
+	// Service at its Pod's node, faster where the server can reach the
+	// hosting cluster's nodes.
+	// +optional
+	Route SimulatorHostingRoute `json:"route,omitempty" protobuf:"bytes,3,opt,name=route,casttype=SimulatorHostingRoute"`
 }
+
+// SimulatorHostingRoute is how the server reaches a hosted simulator.
+// +enum
+type SimulatorHostingRoute string
+
+// Routes to a hosted simulator.
+const (
+	// SimulatorHostingRoutePodsProxy goes through the hosting cluster's
+	// pods/proxy and the simulator server's hop gate.
+	SimulatorHostingRoutePodsProxy SimulatorHostingRoute = "PodsProxy"
+	// SimulatorHostingRouteNodePort goes to a NodePort of the simulator's
+	// Service, at its Pod's node, with the simulator's admin certificate.
+	SimulatorHostingRouteNodePort SimulatorHostingRoute = "NodePort"
+)
 
 // SourceMode says whether a source is read once or followed.
 // +enum

@@ -236,6 +236,9 @@ func SetObjectDefaults_Scenario(in *Scenario) {
 	if in.Spec.Simulator.Source != nil {
 		SetDefaults_SimulatorSource(in.Spec.Simulator.Source)
 	}
+	if in.Spec.Simulator.Hosting != nil {
+		SetDefaults_SimulatorHosting(in.Spec.Simulator.Hosting)
+	}
 	for i := range in.Spec.NodePools {
 		a := &in.Spec.NodePools[i]
 		SetDefaults_ScenarioNodePool(a)
@@ -447,6 +450,9 @@ func SetObjectDefaults_Simulator(in *Simulator) {
 	}
 	if in.Spec.Source != nil {
 		SetDefaults_SimulatorSource(in.Spec.Source)
+	}
+	if in.Spec.Hosting != nil {
+		SetDefaults_SimulatorHosting(in.Spec.Hosting)
 	}
 }
 

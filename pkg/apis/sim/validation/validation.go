@@ -176,6 +176,12 @@ func validateHosting(h *sim.SimulatorHosting, fldPath *field.Path) field.ErrorLi
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("namespace"), h.Namespace, msg))
 		}
 	}
+	switch h.Route {
+	case sim.SimulatorHostingRoutePodsProxy, sim.SimulatorHostingRouteNodePort:
+	default:
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("route"), h.Route,
+			[]sim.SimulatorHostingRoute{sim.SimulatorHostingRoutePodsProxy, sim.SimulatorHostingRouteNodePort}))
+	}
 	return allErrs
 }
 

@@ -174,23 +174,31 @@ func TestValidateSimulator(t *testing.T) {
 			s.Spec.PodTemplate = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "y"}}
 		}, want: []string{"FieldValueForbidden spec.podTemplate.metadata.name", "FieldValueForbidden spec.podTemplate.metadata.namespace"}},
 		{name: "hosting", mutate: func(s *sim.Simulator) {
-			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b.kubeconfig", Namespace: "sims"}
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b.kubeconfig", Namespace: "sims", Route: sim.SimulatorHostingRoutePodsProxy}
 		}},
-		{name: "hosting needs both fields", mutate: func(s *sim.Simulator) { s.Spec.Hosting = &sim.SimulatorHosting{} },
+		{name: "hosting needs both fields", mutate: func(s *sim.Simulator) {
+			s.Spec.Hosting = &sim.SimulatorHosting{Route: sim.SimulatorHostingRoutePodsProxy}
+		},
 			want: []string{"FieldValueRequired spec.hosting.secretName", "FieldValueRequired spec.hosting.namespace"}},
 		{name: "hosting Secret without a namespace", mutate: func(s *sim.Simulator) {
-			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b"}
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Route: sim.SimulatorHostingRoutePodsProxy}
 		}, want: []string{"FieldValueRequired spec.hosting.namespace"}},
 		{name: "hosting namespace without a Secret", mutate: func(s *sim.Simulator) {
-			s.Spec.Hosting = &sim.SimulatorHosting{Namespace: "sims"}
+			s.Spec.Hosting = &sim.SimulatorHosting{Namespace: "sims", Route: sim.SimulatorHostingRoutePodsProxy}
 		}, want: []string{"FieldValueRequired spec.hosting.secretName"}},
 		{name: "hosting names", mutate: func(s *sim.Simulator) {
 			// A Secret's name is a DNS subdomain, a namespace's a DNS label.
-			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "Not_A_Name", Namespace: "sims.team-a"}
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "Not_A_Name", Namespace: "sims.team-a", Route: sim.SimulatorHostingRoutePodsProxy}
 		}, want: []string{"FieldValueInvalid spec.hosting.secretName", "FieldValueInvalid spec.hosting.namespace"}},
 		{name: "hosting namespace too long", mutate: func(s *sim.Simulator) {
-			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: strings.Repeat("n", 64)}
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: strings.Repeat("n", 64), Route: sim.SimulatorHostingRoutePodsProxy}
 		}, want: []string{"FieldValueInvalid spec.hosting.namespace"}},
+		{name: "hosting at a NodePort", mutate: func(s *sim.Simulator) {
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims", Route: sim.SimulatorHostingRouteNodePort}
+		}},
+		{name: "hosting route", mutate: func(s *sim.Simulator) {
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims", Route: "LoadBalancer"}
+		}, want: []string{"FieldValueNotSupported spec.hosting.route"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,7 +233,7 @@ func TestHostingImmutable(t *testing.T) {
 		s := validSimulator()
 		s.ResourceVersion = "1"
 		if secret != "" {
-			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: secret, Namespace: namespace}
+			s.Spec.Hosting = &sim.SimulatorHosting{SecretName: secret, Namespace: namespace, Route: sim.SimulatorHostingRoutePodsProxy}
 		}
 		return s
 	}
@@ -260,7 +268,7 @@ func TestHostingImmutable(t *testing.T) {
 // as invalid on that field; an update of one made before is not refused.
 func TestHostingNotEnabled(t *testing.T) {
 	s := validSimulator()
-	s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims"}
+	s.Spec.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims", Route: sim.SimulatorHostingRoutePodsProxy}
 	got := ValidateSimulator(s, DefaultOptions())
 	if diff := cmp.Diff([]string{"FieldValueForbidden spec.hosting"}, errs(got)); diff != "" {
 		t.Errorf("simulator errors (-want +got):\n%s", diff)
@@ -278,7 +286,7 @@ func TestHostingNotEnabled(t *testing.T) {
 	}
 
 	scn := validScenario()
-	scn.Spec.Simulator.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims"}
+	scn.Spec.Simulator.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims", Route: sim.SimulatorHostingRoutePodsProxy}
 	if diff := cmp.Diff([]string{"FieldValueForbidden spec.simulator.hosting"}, errs(ValidateScenario(scn, DefaultOptions()))); diff != "" {
 		t.Errorf("scenario errors (-want +got):\n%s", diff)
 	}

@@ -81,7 +81,7 @@ func TestAccess(t *testing.T) {
 	}, {
 		name: "variants in a hosting cluster: get its kubeconfig Secret",
 		s: withVariants(func(s *sim.ScenarioSpec) {
-			s.Simulator.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims"}
+			s.Simulator.Hosting = &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims", Route: sim.SimulatorHostingRoutePodsProxy}
 		}),
 		want: []string{"create simulators.sim.x-k8s.io", "get secrets cluster-b"},
 		deny: "get secrets cluster-b", wantMsg: "spec.simulator.hosting.secretName",

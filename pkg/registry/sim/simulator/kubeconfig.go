@@ -97,9 +97,9 @@ func (r *KubeconfigREST) Connect(ctx context.Context, name string, opts runtime.
 	if err != nil {
 		return nil, err
 	}
-	if o.Mode == sim.KubeconfigModeDirect && s.Spec.Hosting != nil {
+	if o.Mode == sim.KubeconfigModeDirect && throughPodsProxy(s) {
 		// Its Pod's IP is the hosting cluster's, seldom routable from here.
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("simulator %s is hosted in another cluster: ?mode=direct is not offered, use the proxy kubeconfig (the default)", s.Name))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("simulator %s is hosted in another cluster, reached through its pods/proxy: ?mode=direct is not offered, use the proxy kubeconfig (the default)", s.Name))
 	}
 	// A kubeconfig never grants more than its caller holds through the proxy.
 	held, err := proxyVerbsHeld(ctx, r.authorizer, caller, s)

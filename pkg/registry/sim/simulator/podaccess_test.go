@@ -90,7 +90,7 @@ func TestHostingSecretNeedsGet(t *testing.T) {
 	ctx := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{Name: "tenant"})
 	hosted := func() *sim.Simulator {
 		s := &sim.Simulator{Spec: sim.SimulatorSpec{Image: version.SimulatorImage(),
-			Hosting: &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims"}}}
+			Hosting: &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims", Route: sim.SimulatorHostingRoutePodsProxy}}}
 		s.Name, s.Namespace = "s", "ns"
 		return s
 	}

@@ -124,6 +124,13 @@ func reachable(access *inner.Access, s *sim.Simulator, port int32) (inner.Target
 	return target, u, nil
 }
 
+// throughPodsProxy says whether s is reached through its hosting
+// cluster's pods/proxy and the hop gate, which carry neither upgrades nor
+// a client certificate.
+func throughPodsProxy(s *sim.Simulator) bool {
+	return s.Spec.Hosting != nil && s.Spec.Hosting.Route != sim.SimulatorHostingRouteNodePort
+}
+
 // routeError is the Status of a route to a simulator that cannot be
 // taken because its hosting cluster cannot be used, or answered in the
 // simulator's stead: 503, reason HostingClusterUnreachable in its
@@ -170,10 +177,10 @@ type proxyHandler struct {
 }
 
 func (h *proxyHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	if httpstream.IsUpgradeRequest(req) && h.simulator.Spec.Hosting != nil {
+	if httpstream.IsUpgradeRequest(req) && throughPodsProxy(h.simulator) {
 		// The gate takes no upgrades: the route would carry them through
 		// the hosting cluster's pods/proxy as its own.
-		h.responder.Error(apierrors.NewBadRequest(fmt.Sprintf("simulator %s is hosted in another cluster: exec, attach and port-forward through its proxy are not offered", h.simulator.Name)))
+		h.responder.Error(apierrors.NewBadRequest(fmt.Sprintf("simulator %s is reached through its hosting cluster's pods/proxy: exec, attach and port-forward through its proxy are not offered (spec.hosting.route NodePort offers them)", h.simulator.Name)))
 		return
 	}
 	if httpstream.IsUpgradeRequest(req) {

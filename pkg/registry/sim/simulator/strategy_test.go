@@ -115,7 +115,7 @@ func TestHostingNotEnabled(t *testing.T) {
 	ctx := genericapirequest.WithNamespace(context.Background(), "ns")
 	hosted := func() *sim.Simulator {
 		s := &sim.Simulator{Spec: sim.SimulatorSpec{KubeAPIServerPort: 3131, SimulatorServerPort: 1212, Image: version.SimulatorImage(),
-			Hosting: &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims"}}}
+			Hosting: &sim.SimulatorHosting{SecretName: "cluster-b", Namespace: "sims", Route: sim.SimulatorHostingRoutePodsProxy}}}
 		s.Name, s.Namespace = "s", "ns"
 		rest.FillObjectMetaSystemFields(s)
 		return s

@@ -18,6 +18,10 @@ limitations under the License.
 
 package v1alpha1
 
+import (
+	simv1alpha1 "sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+)
+
 // SimulatorHostingApplyConfiguration represents a declarative configuration of the SimulatorHosting type for use
 // with apply.
 //
@@ -33,6 +37,12 @@ type SimulatorHostingApplyConfiguration struct {
 	// Namespace is the namespace of the hosting cluster where the
 	// simulator's objects are made.
 	Namespace *string `json:"namespace,omitempty"`
+	// Route is how the server reaches the simulator there: PodsProxy (the
+	// default) through the hosting cluster's pods/proxy, which needs
+	// nothing of its network; NodePort to a NodePort of the simulator's
+	// Service at its Pod's node, faster where the server can reach the
+	// hosting cluster's nodes.
+	Route *simv1alpha1.SimulatorHostingRoute `json:"route,omitempty"`
 }
 
 // SimulatorHostingApplyConfiguration constructs a declarative configuration of the SimulatorHosting type for use with
@@ -54,5 +64,13 @@ func (b *SimulatorHostingApplyConfiguration) WithSecretName(value string) *Simul
 // If called multiple times, the Namespace field is set to the value of the last call.
 func (b *SimulatorHostingApplyConfiguration) WithNamespace(value string) *SimulatorHostingApplyConfiguration {
 	b.Namespace = &value
+	return b
+}
+
+// WithRoute sets the Route field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Route field is set to the value of the last call.
+func (b *SimulatorHostingApplyConfiguration) WithRoute(value simv1alpha1.SimulatorHostingRoute) *SimulatorHostingApplyConfiguration {
+	b.Route = &value
 	return b
 }
