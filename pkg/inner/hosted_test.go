@@ -86,45 +86,14 @@ func TestHostedRoute(t *testing.T) {
 		return requests[len(requests)-1]
 	}
 
-	s := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "example", UID: "uid-1", Generation: 1},
-		Spec: v1alpha1.SimulatorSpec{KubeAPIServerPort: 6443, SimulatorServerPort: 8443,
-			Hosting: &v1alpha1.SimulatorHosting{SecretName: "hosting", Namespace: "sims"}}}
-	signer, err := backing.NewSigner(bytes.Repeat([]byte{3}, backing.MinOwnershipKeyBytes))
-	if err != nil {
-		t.Fatal(err)
-	}
-	owner := signer.Owner(backing.Claim{Namespace: s.Namespace, Name: s.Name, UID: s.UID})
-	place := site.RefOf(s).Place()
-	pod, err := backing.Pod(s, place)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pod.UID, pod.Status.PodIP = "pod-uid", "10.9.0.7"
-	secret, err := backing.Secret(s, place)
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret.UID = "secret-uid"
-	for _, obj := range []metav1.Object{pod, secret} {
-		if err := owner.Sign(obj); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h := newHosted(t, v1alpha1.SimulatorHostingRoutePodsProxy)
+	s, pod, secret, signer := h.s, h.pod, h.secret, h.signer
 	token := string(secret.Data[contract.FileHopToken])
 	if token == "" {
 		t.Fatal("the hosted credentials hold no hop token")
 	}
 	hostingCluster := kubefake.NewClientset(pod, secret)
-
-	res := hostedResolver(t, hostingAPI, hostingCluster, signer)
-	ref := site.RefOf(s)
-	if err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		st, err := res.Of(ref)
-		return err == nil && len(st.Pods(s.Name)) == 1 && st.Cache.WaitForNamespace(t.Context(), "sims"), nil
-	}); err != nil {
-		t.Fatal("the hosting cluster's cache never held the simulator's Pod")
-	}
-	access := inner.New(nil, nil, res)
+	access := h.access(t, hostingAPI, hostingCluster)
 
 	// The inner kube-apiserver, through the gate, as alice.
 	kube := inner.TargetOf(s, s.Spec.KubeAPIServerPort)
@@ -210,6 +179,60 @@ func TestHostedRoute(t *testing.T) {
 	}
 }
 
+// hosted is a simulator team-a/example hosted in namespace sims, and its
+// Pod (running, at 10.9.0.7), credentials Secret and Service there, each
+// with a UID and signed for it by signer.
+type hosted struct {
+	s      *v1alpha1.Simulator
+	pod    *corev1.Pod
+	secret *corev1.Secret
+	svc    *corev1.Service
+	signer *backing.Signer
+}
+
+func newHosted(t *testing.T, route v1alpha1.SimulatorHostingRoute) *hosted {
+	t.Helper()
+	h := &hosted{s: &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "example", UID: "uid-1", Generation: 1},
+		Spec: v1alpha1.SimulatorSpec{KubeAPIServerPort: 6443, SimulatorServerPort: 8443,
+			Hosting: &v1alpha1.SimulatorHosting{SecretName: "hosting", Namespace: "sims", Route: route}}}}
+	var err error
+	if h.signer, err = backing.NewSigner(bytes.Repeat([]byte{3}, backing.MinOwnershipKeyBytes)); err != nil {
+		t.Fatal(err)
+	}
+	place := site.RefOf(h.s).Place()
+	if h.pod, err = backing.Pod(h.s, place); err != nil {
+		t.Fatal(err)
+	}
+	if h.secret, err = backing.Secret(h.s, place); err != nil {
+		t.Fatal(err)
+	}
+	h.svc = backing.Service(h.s, place)
+	h.pod.UID, h.secret.UID, h.svc.UID = "pod-uid", "secret-uid", "svc-uid"
+	h.pod.Status.PodIP = "10.9.0.7"
+	// The signature covers the UID, not the spec or status the tests set.
+	owner := h.signer.Owner(backing.Claim{Namespace: h.s.Namespace, Name: h.s.Name, UID: h.s.UID})
+	for _, obj := range []metav1.Object{h.pod, h.secret, h.svc} {
+		if err := owner.Sign(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h
+}
+
+// access is an Access whose hosting cluster is api (its kubeconfig) with
+// cluster as its clients, once their cache holds the simulator's Pod.
+func (h *hosted) access(t *testing.T, api *httptest.Server, cluster kubernetes.Interface) *inner.Access {
+	t.Helper()
+	res := hostedResolver(t, api, cluster, h.signer)
+	if err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		st, err := res.Of(site.RefOf(h.s))
+		return err == nil && len(st.Pods(h.s.Name)) == 1 && st.Cache.WaitForNamespace(t.Context(), "sims"), nil
+	}); err != nil {
+		t.Fatal("the hosting cluster's cache never held the simulator's Pod")
+	}
+	return inner.New(nil, nil, res)
+}
+
 // hostedResolver is a site.Resolver whose registry follows the hosting
 // cluster api (its kubeconfig, token "hosting-token"), with cluster as its
 // clients, and has the simulator team-a/example acquired.
@@ -259,24 +282,8 @@ func hostedResolver(t *testing.T, api *httptest.Server, cluster kubernetes.Inter
 // at its Pod's IP; its credentials are handed out (a direct kubeconfig
 // points there).
 func TestHostedRouteNodePort(t *testing.T) {
-	s := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "example", UID: "uid-1", Generation: 1},
-		Spec: v1alpha1.SimulatorSpec{KubeAPIServerPort: 6443, SimulatorServerPort: 8443,
-			Hosting: &v1alpha1.SimulatorHosting{SecretName: "hosting", Namespace: "sims", Route: v1alpha1.SimulatorHostingRouteNodePort}}}
-	signer, err := backing.NewSigner(bytes.Repeat([]byte{4}, backing.MinOwnershipKeyBytes))
-	if err != nil {
-		t.Fatal(err)
-	}
-	owner := signer.Owner(backing.Claim{Namespace: s.Namespace, Name: s.Name, UID: s.UID})
-	place := site.RefOf(s).Place()
-	pod, err := backing.Pod(s, place)
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret, err := backing.Secret(s, place)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := backing.Service(s, place)
+	h := newHosted(t, v1alpha1.SimulatorHostingRouteNodePort)
+	s, pod, secret, svc := h.s, h.pod, h.secret, h.svc
 	if svc.Spec.Type != corev1.ServiceTypeNodePort {
 		t.Fatalf("the Service of a simulator hosted at a NodePort is of type %q", svc.Spec.Type)
 	}
@@ -296,21 +303,8 @@ func TestHostedRouteNodePort(t *testing.T) {
 			svc.Spec.Ports[i].NodePort = int32(nodePort)
 		}
 	}
-	pod.UID, secret.UID, svc.UID = "pod-uid", "secret-uid", "svc-uid"
-	pod.Status.PodIP, pod.Status.HostIP = "10.9.0.7", "127.0.0.1"
-	for _, obj := range []metav1.Object{pod, secret, svc} {
-		if err := owner.Sign(obj); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res := hostedResolver(t, httptest.NewTLSServer(http.NotFoundHandler()), kubefake.NewClientset(pod, secret, svc), signer)
-	if err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		st, err := res.Of(site.RefOf(s))
-		return err == nil && len(st.Pods(s.Name)) == 1 && st.Cache.WaitForNamespace(t.Context(), "sims"), nil
-	}); err != nil {
-		t.Fatal("the hosting cluster's cache never held the simulator's Pod")
-	}
-	access := inner.New(nil, nil, res)
+	pod.Status.HostIP = "127.0.0.1"
+	access := h.access(t, httptest.NewTLSServer(http.NotFoundHandler()), kubefake.NewClientset(pod, secret, svc))
 	kube := inner.TargetOf(s, s.Spec.KubeAPIServerPort)
 	u, err := access.URL(kube)
 	if err != nil {
