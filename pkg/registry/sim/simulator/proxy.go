@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,6 +69,13 @@ func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Objec
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid options object: %T", opts))
 	}
+	if dotSegments(proxyOpts.Path) {
+		// Such a path could climb out of the route's prefix: for a hosted
+		// simulator out of the hop gate's /hop/kube (into the simulator's
+		// API, which the caller may not hold) or of the hosting cluster's
+		// pods/proxy. kubectl never sends one.
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("path %q has . or .. segments", proxyOpts.Path))
+	}
 	s, caller, err := connectee(ctx, r.store, name)
 	if err != nil {
 		return nil, err
@@ -91,6 +99,11 @@ func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Objec
 		responder:  responder,
 		authorizer: r.authorizer,
 	}, nil
+}
+
+// dotSegments says whether the path p has a "." or ".." segment.
+func dotSegments(p string) bool {
+	return slices.ContainsFunc(strings.Split(p, "/"), func(seg string) bool { return seg == "." || seg == ".." })
 }
 
 // connectee returns the simulator a connect request (proxy, kubeconfig) is

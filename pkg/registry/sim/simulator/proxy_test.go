@@ -396,3 +396,20 @@ func TestRouteError(t *testing.T) {
 		t.Errorf("otherwise: %v", err)
 	}
 }
+
+// TestProxyRefusesDotSegments: a proxied path with a . or .. segment is a
+// 400 before anything is resolved: through a hosted simulator's route it
+// could climb out of the hop gate's prefix into the simulator's API.
+func TestProxyRefusesDotSegments(t *testing.T) {
+	for _, p := range []string{"/api/../../../api/v1/reset", "..", "/api/v1/./nodes", "hop/kube/.."} {
+		_, err := (&ProxyREST{}).Connect(t.Context(), "s", &sim.SimulatorProxyOptions{Path: p}, nil)
+		if !apierrors.IsBadRequest(err) {
+			t.Errorf("path %q: %v, want 400", p, err)
+		}
+	}
+	for _, p := range []string{"/api/v1/nodes", "/apis/apps/v1/namespaces/a..b/deployments", "/api/v1/namespaces/default/configmaps/.x"} {
+		if dotSegments(p) {
+			t.Errorf("path %q has no dot segment", p)
+		}
+	}
+}
