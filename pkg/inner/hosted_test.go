@@ -97,14 +97,11 @@ func TestHostedRoute(t *testing.T) {
 
 	// The inner kube-apiserver, through the gate, as alice.
 	kube := inner.TargetOf(s, s.Spec.KubeAPIServerPort)
-	u, err := access.URL(kube)
+	route, err := access.Route(kube)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := access.Transport(kube)
-	if err != nil {
-		t.Fatal(err)
-	}
+	u, rt := route.URL, route.Transport
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, inner.At(u, "/api/v1/nodes").String(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -157,8 +154,8 @@ func TestHostedRoute(t *testing.T) {
 	if _, err := access.Call(t.Context(), inner.TargetOf(s, s.Spec.SimulatorServerPort), http.MethodGet, "/api/unmarked", nil, http.StatusOK, 1<<10); !errors.As(err, &notFromSim) {
 		t.Errorf("an unmarked answer: %v, want NotFromSimulatorError", err)
 	}
-	if _, err := access.Credentials(kube); err == nil {
-		t.Error("a hosted simulator's credentials were handed out")
+	if route.Credentials != nil {
+		t.Error("a simulator behind its hosting cluster's pods/proxy has credentials in its route")
 	}
 
 	// A Secret there not signed for it (signed for another UID) is not used.
@@ -172,7 +169,7 @@ func TestHostedRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		_, err := access.Transport(kube)
+		_, err := access.Route(kube)
 		return err != nil && strings.Contains(err.Error(), "not signed for the simulator"), nil
 	}); err != nil {
 		t.Error("a Secret signed for another simulator of the name was used")
@@ -306,18 +303,14 @@ func TestHostedRouteNodePort(t *testing.T) {
 	pod.Status.HostIP = "127.0.0.1"
 	access := h.access(t, httptest.NewTLSServer(http.NotFoundHandler()), kubefake.NewClientset(pod, secret, svc))
 	kube := inner.TargetOf(s, s.Spec.KubeAPIServerPort)
-	u, err := access.URL(kube)
+	route, err := access.Route(kube)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "https://127.0.0.1:" + port; u.String() != want {
-		t.Errorf("URL %s, want %s", u, want)
+	if want := "https://127.0.0.1:" + port; route.URL.String() != want {
+		t.Errorf("URL %s, want %s", route.URL, want)
 	}
-	rt, err := access.Transport(kube)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := (&http.Client{Transport: rt}).Get(u.String())
+	resp, err := (&http.Client{Transport: route.Transport}).Get(route.URL.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,11 +318,11 @@ func TestHostedRouteNodePort(t *testing.T) {
 	if user := resp.Header.Get(clientHeader); user != contract.AdminUser {
 		t.Errorf("authenticated as %q, want the admin", user)
 	}
-	if creds, err := access.Credentials(kube); err != nil || len(creds.CAKey) == 0 {
-		t.Errorf("credentials of a simulator hosted at a NodePort: %v", err)
+	if creds := route.Credentials; creds == nil || len(creds.CAKey) == 0 {
+		t.Error("no credentials in the route of a simulator hosted at a NodePort")
 	}
 	// No NodePort for the simulator server's port in this Service.
-	if _, err := access.URL(inner.TargetOf(s, s.Spec.SimulatorServerPort)); err == nil || !strings.Contains(err.Error(), "no NodePort") {
+	if _, err := access.Route(inner.TargetOf(s, s.Spec.SimulatorServerPort)); err == nil || !strings.Contains(err.Error(), "no NodePort") {
 		t.Errorf("a port without a NodePort: %v", err)
 	}
 }

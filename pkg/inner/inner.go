@@ -134,13 +134,31 @@ type Credentials struct {
 	ServerName string
 }
 
-// URL returns where t is reached: the Pod's IP and port for a local
-// simulator (its ready Pod of the current generation), the hosting
-// cluster's pods/proxy of that Pod for a hosted one. A request's path is
-// joined to it (At).
-func (a *Access) URL(t Target) (*url.URL, error) {
-	u, _, err := a.route(t)
-	return u, err
+// Route is where a target is reached, and how.
+type Route struct {
+	// URL is the base of the target: the Pod's IP and port for a local
+	// simulator (its ready Pod of the current generation), the hosting
+	// cluster's pods/proxy of that Pod for a hosted one. A request's path is
+	// joined to it (At).
+	URL *url.URL
+	// Transport is the admin transport to it, shared by every request to
+	// the simulator.
+	Transport http.RoundTripper
+	// Credentials are the admin certificate's (a local simulator, or one
+	// hosted at a NodePort); nil through a hosting cluster's pods/proxy,
+	// which would not carry it (its Pod's IP is the hosting cluster's).
+	Credentials *Credentials
+}
+
+// Route resolves t once: a proxied request needs its URL and transport
+// both, and a hosted simulator's cost a hosting cluster lookup, a Pod and
+// a Secret read.
+func (a *Access) Route(t Target) (*Route, error) {
+	u, e, err := a.route(t)
+	if err != nil {
+		return nil, err
+	}
+	return &Route{URL: u, Transport: e.transport, Credentials: e.creds}, nil
 }
 
 // At is u with p joined to its path: the path of a request to a target.
@@ -149,39 +167,6 @@ func At(u *url.URL, p string) *url.URL {
 	out.Path = strings.TrimSuffix(u.Path, "/") + "/" + strings.TrimPrefix(p, "/")
 	out.RawPath = ""
 	return &out
-}
-
-// Credentials reads the simulator's credentials; those of a simulator
-// hosted behind its hosting cluster's pods/proxy are not handed out (its
-// route needs none of them, and its Pod's IP is the hosting cluster's).
-func (a *Access) Credentials(t Target) (*Credentials, error) {
-	e, err := a.entryOf(t)
-	if err != nil {
-		return nil, err
-	}
-	if e.creds == nil {
-		return nil, fmt.Errorf("simulator %s/%s is reached through its hosting cluster's pods/proxy only", t.Namespace, t.Name)
-	}
-	return e.creds, nil
-}
-
-// Transport returns the admin transport to the simulator's server.
-func (a *Access) Transport(t Target) (http.RoundTripper, error) {
-	e, err := a.entryOf(t)
-	if err != nil {
-		return nil, err
-	}
-	return e.transport, nil
-}
-
-// entryOf is the entry of t's transport; a local simulator's needs no
-// running Pod.
-func (a *Access) entryOf(t Target) (*entry, error) {
-	if !t.Hosted() {
-		return a.localEntry(t)
-	}
-	_, e, err := a.hostedRoute(t)
-	return e, err
 }
 
 // RESTConfig returns an admin client config for the simulator's inner

@@ -21,6 +21,7 @@ import (
 	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
@@ -34,7 +35,6 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
 	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
-	"sigs.k8s.io/simulator-apiserver/pkg/site"
 )
 
 // TestTransportSpeaksHTTP1 checks that the admin transport to an inner
@@ -50,14 +50,22 @@ func TestTransportSpeaksHTTP1(t *testing.T) {
 	if err := indexer.Add(secret); err != nil {
 		t.Fatal(err)
 	}
-	access := inner.New(nil, corelisters.NewSecretLister(indexer), nil)
-	rt, err := access.Transport(inner.Target{Ref: site.Ref{Namespace: s.Namespace, Name: s.Name, UID: s.UID}})
+	pod, err := backing.Pod(s, backing.Local(s))
 	if err != nil {
 		t.Fatal(err)
 	}
-	transport, ok := rt.(*http.Transport)
+	pod.Status.PodIP = "10.0.0.1"
+	access := inner.New(pods{pod}, corelisters.NewSecretLister(indexer), nil)
+	route, err := access.Route(inner.TargetOf(s, s.Spec.KubeAPIServerPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "https://10.0.0.1:" + strconv.Itoa(int(s.Spec.KubeAPIServerPort)); route.URL.String() != want {
+		t.Errorf("the route's URL is %s, want %s (the Pod's IP)", route.URL, want)
+	}
+	transport, ok := route.Transport.(*http.Transport)
 	if !ok {
-		t.Fatalf("the transport of a local simulator is a %T, want its own *http.Transport", rt)
+		t.Fatalf("the transport of a local simulator is a %T, want its own *http.Transport", route.Transport)
 	}
 	get := func(rt http.RoundTripper, url string) (*http.Response, error) {
 		resp, err := (&http.Client{Transport: rt}).Get(url)
@@ -89,6 +97,11 @@ func TestTransportSpeaksHTTP1(t *testing.T) {
 		t.Error("the transport accepted a server whose certificate another simulator's CA signed")
 	}
 }
+
+// pods are a simulator's Pods, as the host cache gives them.
+type pods []*corev1.Pod
+
+func (p pods) SimulatorPods(string, string) []*corev1.Pod { return p }
 
 // clientHeader carries, in innerServer's answers, the user of the client
 // certificate it was called with.

@@ -87,15 +87,11 @@ func (r *APIREST) Connect(ctx context.Context, name string, opts runtime.Object,
 	if err != nil {
 		return nil, err
 	}
-	t, location, err := reachable(r.access, s, s.Spec.SimulatorServerPort)
+	route, err := reachable(r.access, s, s.Spec.SimulatorServerPort)
 	if err != nil {
 		return nil, err
 	}
-	transport, err := r.access.Transport(t)
-	if err != nil {
-		return nil, routeError(err, internalError)
-	}
-	location = inner.At(location, target)
+	location, transport := inner.At(route.URL, target), route.Transport
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if httpstream.IsUpgradeRequest(req) {
 			responder.Error(apierrors.NewBadRequest("the simulator's API does not upgrade connections"))

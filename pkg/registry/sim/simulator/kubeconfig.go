@@ -212,13 +212,14 @@ func (r *KubeconfigREST) proxyKubeconfig(req *http.Request, s *sim.Simulator, ac
 // directKubeconfig points at the inner apiserver (the Pod's IP) with a client
 // certificate for the caller, signed by the simulator's CA.
 func (r *KubeconfigREST) directKubeconfig(s *sim.Simulator, caller user.Info, expiration time.Duration) (*clientcmdapi.Config, error) {
-	target, server, err := reachable(r.access, s, s.Spec.KubeAPIServerPort)
+	route, err := reachable(r.access, s, s.Spec.KubeAPIServerPort)
 	if err != nil {
 		return nil, err
 	}
-	creds, err := r.access.Credentials(target)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+	creds := route.Credentials
+	if creds == nil {
+		// Through a hosting cluster's pods/proxy: refused before here.
+		return nil, apierrors.NewInternalError(fmt.Errorf("simulator %s/%s is reached through its hosting cluster's pods/proxy only", s.Namespace, s.Name))
 	}
 	ca, err := pki.LoadCA(creds.CACert, creds.CAKey)
 	if err != nil {
@@ -229,7 +230,7 @@ func (r *KubeconfigREST) directKubeconfig(s *sim.Simulator, caller user.Info, ex
 		return nil, apierrors.NewInternalError(err)
 	}
 	return kubeconfig(s,
-		&clientcmdapi.Cluster{Server: server.String(), CertificateAuthorityData: creds.CACert, TLSServerName: creds.ServerName},
+		&clientcmdapi.Cluster{Server: route.URL.String(), CertificateAuthorityData: creds.CACert, TLSServerName: creds.ServerName},
 		&clientcmdapi.AuthInfo{ClientCertificateData: cert.CertPEM, ClientKeyData: cert.KeyPEM}), nil
 }
 

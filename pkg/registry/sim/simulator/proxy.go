@@ -80,22 +80,17 @@ func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Objec
 	if err != nil {
 		return nil, err
 	}
-	target, location, err := reachable(r.access, s, s.Spec.KubeAPIServerPort)
+	route, err := reachable(r.access, s, s.Spec.KubeAPIServerPort)
 	if err != nil {
 		return nil, err
 	}
-	transport, err := r.access.Transport(target)
-	if err != nil {
-		return nil, routeError(err, internalError)
-	}
-	// Only the path is the caller's: scheme, host and port are the Pod's
-	// (or its hosting cluster's pods/proxy's, path included).
-	location = inner.At(location, proxyOpts.Path)
 	return &proxyHandler{
-		simulator:  s,
-		caller:     caller,
-		location:   location,
-		transport:  transport,
+		simulator: s,
+		caller:    caller,
+		// Only the path is the caller's: scheme, host and port are the
+		// Pod's (or its hosting cluster's pods/proxy's, path included).
+		location:   inner.At(route.URL, proxyOpts.Path),
+		transport:  route.Transport,
 		responder:  responder,
 		authorizer: r.authorizer,
 	}, nil
@@ -122,19 +117,18 @@ func connectee(ctx context.Context, store *genericregistry.Store, name string) (
 	return obj.(*sim.Simulator), caller, nil
 }
 
-// reachable resolves a port (the inner apiserver's or the simulator
-// server's) of an Available simulator's Pod, or returns the 503 that says
-// why it cannot be reached.
-func reachable(access *inner.Access, s *sim.Simulator, port int32) (inner.Target, *url.URL, error) {
+// reachable resolves the route to a port (the inner apiserver's or the
+// simulator server's) of an Available simulator's Pod, or returns the 503
+// that says why it cannot be reached.
+func reachable(access *inner.Access, s *sim.Simulator, port int32) (*inner.Route, error) {
 	if s.Status.Phase != sim.SimulatorAvailable {
-		return inner.Target{}, nil, unavailable(s)
+		return nil, unavailable(s)
 	}
-	target := inner.InternalTargetOf(s, port)
-	u, err := access.URL(target)
+	route, err := access.Route(inner.InternalTargetOf(s, port))
 	if err != nil {
-		return inner.Target{}, nil, routeError(err, serviceUnavailable)
+		return nil, routeError(err, serviceUnavailable)
 	}
-	return target, u, nil
+	return route, nil
 }
 
 // throughPodsProxy says whether s is reached through its hosting
@@ -161,8 +155,6 @@ func routeError(err error, otherwise func(error) error) error {
 }
 
 func serviceUnavailable(err error) error { return apierrors.NewServiceUnavailable(err.Error()) }
-
-func internalError(err error) error { return apierrors.NewInternalError(err) }
 
 // routeErrors answers a proxied request that failed on its way: with
 // routeError's Status when the hosting cluster is why, as the responder

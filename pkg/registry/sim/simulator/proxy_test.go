@@ -383,7 +383,7 @@ func TestRouteError(t *testing.T) {
 		&inner.HostingError{Err: errors.New("401 Unauthorized")},
 		fmt.Errorf("proxying: %w", &inner.NotFromSimulatorError{StatusCode: 503, Status: "503 Service Unavailable"}),
 	} {
-		status, ok := routeError(err, internalError).(apierrors.APIStatus)
+		status, ok := routeError(err, serviceUnavailable).(apierrors.APIStatus)
 		if !ok || status.Status().Code != http.StatusServiceUnavailable || status.Status().Details == nil ||
 			len(status.Status().Details.Causes) != 1 || status.Status().Details.Causes[0].Type != metav1.CauseType(sim.SimulatorReasonHostingClusterUnreachable) {
 			t.Errorf("%v: %#v, want 503 HostingClusterUnreachable", err, status)
@@ -392,7 +392,7 @@ func TestRouteError(t *testing.T) {
 	if err := routeError(errors.New("no running Pod"), serviceUnavailable); !apierrors.IsServiceUnavailable(err) {
 		t.Errorf("otherwise: %v", err)
 	}
-	if err := routeError(errors.New("bad Secret"), internalError); !apierrors.IsInternalError(err) {
+	if err := routeError(errors.New("bad Secret"), func(err error) error { return err }); apierrors.ReasonForError(err) != metav1.StatusReasonUnknown {
 		t.Errorf("otherwise: %v", err)
 	}
 }
