@@ -31,7 +31,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -201,14 +200,14 @@ func (c completedConfig) New() (*Server, error) {
 	var simulators *simulator.Storage
 	if h := c.ExtraConfig.Hosting; h != nil {
 		follower := site.NewFollower(c.ExtraConfig.sites(), func(ctx context.Context, namespace, name string) (site.Ref, bool, error) {
-			obj, err := simulators.Simulator.Get(genericapirequest.WithNamespace(ctx, namespace), name, &metav1.GetOptions{})
+			s, err := simulators.Simulator.Stored(ctx, namespace, name)
 			if apierrors.IsNotFound(err) {
 				return site.Ref{}, false, nil
 			}
 			if err != nil {
 				return site.Ref{}, false, err
 			}
-			return site.InternalRefOf(obj.(*sim.Simulator)), true, nil
+			return site.InternalRefOf(s), true, nil
 		})
 		// Every record's change, deletion included, is looked at.
 		if _, err := records.AddObjectHandler(sim.Resource("simulators").String(), follower.Changed, follower.Changed); err != nil {

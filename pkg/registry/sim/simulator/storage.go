@@ -24,9 +24,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage"
+	storeerr "k8s.io/apiserver/pkg/storage/errors"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/metadata/metadatalister"
 
@@ -126,6 +129,21 @@ func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObje
 		r.limit.Create(r.podCheck.createValidation(r.podAccess.createValidation(createValidation))),
 		r.limit.Update(r.podCheck.updateValidation(r.podAccess.updateValidation(updateValidation))),
 		forceAllowCreate, options)
+}
+
+// Stored reads a simulator as stored, without the status a read computes
+// from its Pod: for the server's own readers of its spec and identity.
+func (r *REST) Stored(ctx context.Context, namespace, name string) (*sim.Simulator, error) {
+	ctx = genericapirequest.WithNamespace(ctx, namespace)
+	key, err := r.KeyFunc(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	out := &sim.Simulator{}
+	if err := r.Storage.Get(ctx, key, storage.GetOptions{}, out); err != nil {
+		return nil, storeerr.InterpretGetError(err, r.DefaultQualifiedResource, name)
+	}
+	return out, nil
 }
 
 // hostingSites is sites if it reaches hosting clusters, else nil.
