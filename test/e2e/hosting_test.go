@@ -124,16 +124,7 @@ spec:
 	}
 
 	// Deleted: nothing left there.
-	if out, err := kubectl(t, "delete", "-n", ns, "simulator/"+s.Name, "--timeout=120s"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	poll(t, "nothing of the hosted simulator left in the hosting namespace", time.Minute, func(ctx context.Context) (bool, string) {
-		left, err := backingtest.Objects(ctx, c.Client, hostingNS, s.Name)
-		if err != nil {
-			return false, err.Error()
-		}
-		return len(left) == 0, fmt.Sprint(left)
-	})
+	deleteHosted(t, ns, s.Name, hostingNS)
 	if _, err := simClient(t).SimV1alpha1().Simulators(ns).Get(t.Context(), s.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the simulator after its deletion: %v", err)
 	}
@@ -169,11 +160,18 @@ func checkNodePortRoute(t *testing.T, ns, secretName, hostingNS string) {
 			t.Errorf("kubectl inside with the kubeconfig%s: %q, %v", mode, out, err)
 		}
 	}
-	if out, err := kubectl(t, "delete", "-n", ns, "simulator/"+s.Name, "--timeout=120s"); err != nil {
+	deleteHosted(t, ns, s.Name, hostingNS)
+}
+
+// deleteHosted deletes a hosted simulator with kubectl and waits until
+// nothing of it is left in its hosting namespace.
+func deleteHosted(t *testing.T, ns, name, hostingNS string) {
+	t.Helper()
+	if out, err := kubectl(t, "delete", "-n", ns, "simulator/"+name, "--timeout=120s"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	poll(t, "nothing of the NodePort simulator left in the hosting namespace", time.Minute, func(ctx context.Context) (bool, string) {
-		left, err := backingtest.Objects(ctx, c.Client, hostingNS, s.Name)
+	poll(t, "nothing of simulator "+name+" left in the hosting namespace", time.Minute, func(ctx context.Context) (bool, string) {
+		left, err := backingtest.Objects(ctx, hostCluster(t).Client, hostingNS, name)
 		if err != nil {
 			return false, err.Error()
 		}
