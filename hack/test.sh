@@ -58,12 +58,35 @@ if [[ "${FUZZTIME}" != "0" ]]; then
   (cd pkg/schedulingresult && GOWORK=off run go test -run '^$' -fuzz '^FuzzUnmarshalBinary$' -fuzztime "${FUZZTIME}" -parallel 1 .)
 fi
 
-# One package at a time: each starts its own control plane. The load test
-# alone keeps its watchers 10 minutes (TestProxyWatchersUnderLoad).
 echo "=== integration tests"
-# Two packages at a time: each starts clusters of its own, and most of their
-# time is spent waiting on them (a load of about 1 on 2 cores).
-run go test -count=1 -p 2 -timeout 45m "$@" ./test/framework/... ./test/simulator/... ./test/integration/...
+# Two runs at a time: each package starts clusters of its own, and most of
+# their time is spent waiting on them (a load of about 1 on 2 cores).
+# test/integration alone takes as long as the other packages together, so
+# its fault tests (each restarts a component of its own cluster), the
+# external etcd's TLS cases (waits of the simulator's etcd grace) and the
+# flood (a host of its own, and a latency budget that wants the machine to
+# itself, as test/simulator's starts would not leave it) run in a second
+# process, after the other packages.
+# Extra arguments (a -run of one's own) take the packages as they are.
+if [[ $# -gt 0 ]]; then
+  run go test -count=1 -p 2 -timeout 45m "$@" ./test/framework/... ./test/simulator/... ./test/integration/...
+else
+  apart='^(TestFault.*|TestExternalEtcdTLS|TestFlood)$'
+  run go test -count=1 -timeout 45m -skip "${apart}" ./test/integration &
+  main_run=$!
+  (
+    run go test -count=1 -p 1 -timeout 45m ./test/framework/... ./test/simulator/... ./test/integration/storagesuite/...
+    run go test -count=1 -timeout 30m -run "${apart}" ./test/integration
+  ) &
+  other_runs=$!
+  failed=0
+  wait "${main_run}" || failed=1
+  wait "${other_runs}" || failed=1
+  if [[ "${failed}" -ne 0 ]]; then
+    echo "integration tests failed" >&2
+    exit 1
+  fi
+fi
 
 # One cluster with a node per package; the first run builds the images.
 # Verbose: the tests log figures (start, create → Available, memory).
