@@ -179,8 +179,15 @@ func StartTestEtcdBinary(tb testing.TB, binary, dir string, env []string, extra 
 // URL.
 func StartThrowawayEtcd(tb testing.TB) string {
 	tb.Helper()
-	_, url := StartTestEtcd(tb, tb.TempDir(), nil, "--unsafe-no-fsync=true")
+	_, url := StartThrowawayEtcdProcess(tb)
 	return url
+}
+
+// StartThrowawayEtcdProcess is StartThrowawayEtcd, with its process (whose
+// CPU and memory a benchmark reads).
+func StartThrowawayEtcdProcess(tb testing.TB) (*TestProcess, string) {
+	tb.Helper()
+	return StartTestEtcd(tb, tb.TempDir(), nil, "--unsafe-no-fsync=true")
 }
 
 // WaitUntil polls condition every 50ms until it is true, and fails the

@@ -86,12 +86,12 @@ func BenchmarkStartToReady(b *testing.B) {
 			// The state measured: idle. Its CPU is read over the second
 			// half, once the start's work is done.
 			time.Sleep(idle / 2)
-			cpuBefore, err := idleCPU(sim.PID(), etcd.PID())
+			cpuBefore, err := cpuByProgram(sim.PID(), etcd.PID())
 			if err != nil {
 				b.Fatal(err)
 			}
 			time.Sleep(idle / 2)
-			cpuAfter, err := idleCPU(sim.PID(), etcd.PID())
+			cpuAfter, err := cpuByProgram(sim.PID(), etcd.PID())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -148,9 +148,9 @@ func BenchmarkStartToReady(b *testing.B) {
 
 func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }
 
-// idleCPU is the CPU time the simulator's processes and its etcd have used,
-// by program and in all ("total").
-func idleCPU(simPID, etcdPID int) (map[string]time.Duration, error) {
+// cpuByProgram is the CPU time the simulator's processes and its etcd have
+// used, by program and in all ("total").
+func cpuByProgram(simPID, etcdPID int) (map[string]time.Duration, error) {
 	total, byName, err := framework.TreeCPUByProgram(simPID)
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)

@@ -19,9 +19,12 @@ package simulator_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,17 +74,22 @@ func BenchmarkScenarioReplay(b *testing.B) {
 		}
 		speed = int32(n)
 	}
-	etcd := framework.StartThrowawayEtcd(b)
+	etcd, etcdURL := framework.StartThrowawayEtcdProcess(b)
 	trace := replayTrace(b, pods)
 	var p99s, maxes, lates, scheduled []float64
+	cpu := map[string][]float64{}
 	b.ResetTimer()
 	for i := range b.N {
-		sim := framework.StartStandaloneSimulator(b, etcd, fmt.Sprintf("/simulators/bench/replay/%d/%d", b.N, i))
+		sim := framework.StartStandaloneSimulator(b, etcdURL, fmt.Sprintf("/simulators/bench/replay/%d/%d", b.N, i))
 		sim.WaitReady(b, 2*time.Minute)
 		createNodes(b, sim.Client(b), "node", 50, true)
 		run := &contract.ScenarioRun{RunID: fmt.Sprint("replay-", i), StartTime: time.Now().Add(3 * time.Second),
 			DurationMilliseconds: time.Hour.Milliseconds() / int64(speed), Speed: speed, Trace: trace}
 		body, err := json.Marshal(run)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpuBefore, err := cpuByProgram(sim.PID(), etcd.PID())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -102,9 +110,22 @@ func BenchmarkScenarioReplay(b *testing.B) {
 		if r.Phase != contract.ScenarioRunSucceeded || r.EventsApplied != 2*pods {
 			b.Fatalf("replay %s (%q): %d of %d events applied, %d failed", r.Phase, r.Message, r.EventsApplied, 2*pods, r.EventsFailed)
 		}
+		cpuAfter, err := cpuByProgram(sim.PID(), etcd.PID())
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.Logf("replay %d: lag p99 %d ms, max %d ms, %d of %d events late (> %v); %d pods scheduled, bind p50 %d ms, p99 %d ms, %d attempts",
 			i, r.LagP99Milliseconds, r.LagMaxMilliseconds, r.Late, 2*pods, contract.LateAfter, r.PodsScheduled,
 			r.BindP50Milliseconds, r.BindP99Milliseconds, r.SchedulingAttempts)
+		// Where the CPU went, from the POST to the report's end (the
+		// runner is the simulator program's).
+		var parts []string
+		for _, name := range slices.Sorted(maps.Keys(cpuAfter)) {
+			used := (cpuAfter[name] - cpuBefore[name]).Seconds()
+			cpu[name] = append(cpu[name], used)
+			parts = append(parts, fmt.Sprintf("%s %.1f", name, used))
+		}
+		b.Logf("replay %d: CPU seconds by program: %s", i, strings.Join(parts, ", "))
 		p99s = append(p99s, float64(r.LagP99Milliseconds))
 		maxes = append(maxes, float64(r.LagMaxMilliseconds))
 		lates = append(lates, float64(r.Late))
@@ -116,4 +137,7 @@ func BenchmarkScenarioReplay(b *testing.B) {
 	b.ReportMetric(median(maxes), "lag-max-ms")
 	b.ReportMetric(median(lates), "late-events")
 	b.ReportMetric(median(scheduled), "pods-scheduled")
+	for name, values := range cpu {
+		b.ReportMetric(median(values), "cpu-"+name+"-s")
+	}
 }
