@@ -18,6 +18,7 @@ package backing
 
 import (
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 
@@ -99,6 +100,30 @@ func Status(s *sim.Simulator, pod *corev1.Pod, hosting error) sim.SimulatorStatu
 	}, innerStateCondition(s, st.ObservedGeneration)}
 	st.Source = sourceStatus(s)
 	return st
+}
+
+// Digest is a status as the reconciler records it on the simulator
+// (sim.AnnotationObservedStatus): phase/reason/pod/observedGeneration. The
+// reconciler writes it when it changes, so that watchers get an event; a
+// replica serving the API compares it with what its own cache shows.
+func Digest(st sim.SimulatorStatus) string {
+	return fmt.Sprintf("%s/%s/%s/%d", st.Phase, st.Conditions[0].Reason, st.PodName, st.ObservedGeneration)
+}
+
+// Observed is what a digest says of a status: its phase and the Pod it was
+// computed from.
+type Observed struct {
+	Phase sim.SimulatorPhase
+	Pod   string
+}
+
+// ParseDigest reads a Digest; empty if it is none.
+func ParseDigest(digest string) Observed {
+	parts := strings.Split(digest, "/")
+	if len(parts) != 4 {
+		return Observed{}
+	}
+	return Observed{Phase: sim.SimulatorPhase(parts[0]), Pod: parts[2]}
 }
 
 // unreachableStatus is the status of a simulator whose hosting cluster

@@ -50,6 +50,11 @@ const (
 	// AnnotationObservedStatus is the digest of the status the reconciler
 	// last saw, so that a change of it reaches watchers.
 	AnnotationObservedStatus = "sim.x-k8s.io/observed-status"
+	// AnnotationObservedPodVersion is the resourceVersion of the Pod
+	// (AnnotationObservedStatus names it) that status was computed from: a
+	// replica whose cache has an older one waits for it before it serves
+	// the status.
+	AnnotationObservedPodVersion = "sim.x-k8s.io/observed-pod-version"
 	// AnnotationSourceStatus is the simulator's last report of its source
 	// (contract.SourceStatus, JSON), which status.source shows.
 	AnnotationSourceStatus = "sim.x-k8s.io/source-status"
@@ -72,7 +77,7 @@ const (
 )
 
 // ServerAnnotations are the annotations only the server writes.
-var ServerAnnotations = []string{AnnotationNotOwned, AnnotationObservedStatus, AnnotationSourceStatus, AnnotationInnerStateReset}
+var ServerAnnotations = []string{AnnotationNotOwned, AnnotationObservedStatus, AnnotationObservedPodVersion, AnnotationSourceStatus, AnnotationInnerStateReset}
 
 // ReservedPorts returns the Pod ports a spec may not use, and what uses them.
 // The etcd ports are taken only when the Pod runs its own etcd.

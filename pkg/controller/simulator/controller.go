@@ -30,7 +30,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -67,6 +66,9 @@ import (
 // saw. Writing it when the status changes is what makes watchers of the
 // record (kubectl get -w, kubectl wait) see the change.
 const AnnotationObservedStatus = sim.AnnotationObservedStatus
+
+// fieldManager is the reconciler's, on the simulators it writes.
+const fieldManager = "simulator-reconciler"
 
 // namespaceSyncTimeout bounds a sync's wait for the host cache of its
 // namespace; the simulator is then retried with backoff.
@@ -379,7 +381,7 @@ func sign[T metav1.Object](ctx context.Context, st site.Site, kind string, made 
 	if err != nil {
 		return err
 	}
-	if _, err := patch(ctx, made.GetName(), types.MergePatchType, data, metav1.PatchOptions{FieldManager: "simulator-reconciler"}); err != nil {
+	if _, err := patch(ctx, made.GetName(), types.MergePatchType, data, metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
 		return fmt.Errorf("signing %s %s: %w", kind, made.GetName(), err)
 	}
 	return nil
@@ -400,7 +402,7 @@ func (c *Controller) patchAnnotations(ctx context.Context, s *v1alpha1.Simulator
 	if err != nil {
 		return err
 	}
-	_, err = c.sims.SimV1alpha1().Simulators(s.Namespace).Patch(ctx, s.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "simulator-reconciler"})
+	_, err = c.sims.SimV1alpha1().Simulators(s.Namespace).Patch(ctx, s.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -663,7 +665,7 @@ func whyNewPod(s *v1alpha1.Simulator, pod *corev1.Pod, replaced, failed *corev1.
 	case data != "":
 		lost = fmt.Sprintf("the inner cluster starts from what %s holds, not from the old Pod's etcd data", data)
 	}
-	switch last := observedStatus(s).podName; {
+	switch last := observedStatus(s).Pod; {
 	case replaced != nil:
 		return "PodReplaced", fmt.Sprintf("The spec changed (generation %d to %d): Pod %s replaces %s; %s", backing.PodGeneration(replaced), s.Generation, name, replaced.Name, lost), kept
 	case failed != nil:
@@ -697,39 +699,30 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator, st 
 	internal.Annotations = maps.Clone(internal.Annotations)
 	delete(internal.Annotations, backing.AnnotationNotOwned)
 	var pod *corev1.Pod
+	// The version of the Pod the status is computed from: none without one.
+	var podVersion any
 	if siteErr == nil {
-		pod = backing.PickPod(st.Pods(s.Name), s.Name, st.Owner, s.Generation)
+		if pod = backing.PickPod(st.Pods(s.Name), s.Name, st.Owner, s.Generation); pod != nil && pod.ResourceVersion != "" {
+			podVersion = pod.ResourceVersion
+		}
 	}
 	status := backing.Status(internal, pod, siteErr)
 	// The reason too: a Pending simulator turning Unschedulable is news.
-	digest := digestOf(status)
+	digest := backing.Digest(status)
 	if s.Annotations[AnnotationObservedStatus] == digest && !conflict {
 		return nil
 	}
 	c.phaseEvent(s, status)
-	annotations := map[string]any{AnnotationObservedStatus: digest}
+	annotations := map[string]any{AnnotationObservedStatus: digest, sim.AnnotationObservedPodVersion: podVersion}
 	if conflict {
 		annotations[backing.AnnotationNotOwned] = nil
 	}
 	return c.patchAnnotations(ctx, s, annotations)
 }
 
-// digestOf is the status as AnnotationObservedStatus records it:
-// phase/reason/pod/observedGeneration.
-func digestOf(st sim.SimulatorStatus) string {
-	return fmt.Sprintf("%s/%s/%s/%d", st.Phase, st.Conditions[0].Reason, st.PodName, st.ObservedGeneration)
-}
-
-// observed is what the reconciler last saw of a status (digestOf).
-type observed struct{ phase, podName string }
-
-// observedStatus reads s's AnnotationObservedStatus; empty if it has none.
-func observedStatus(s *v1alpha1.Simulator) observed {
-	parts := strings.Split(s.Annotations[AnnotationObservedStatus], "/")
-	if len(parts) != 4 {
-		return observed{}
-	}
-	return observed{phase: parts[0], podName: parts[2]}
+// observedStatus is what the reconciler last recorded of s's status.
+func observedStatus(s *v1alpha1.Simulator) backing.Observed {
+	return backing.ParseDigest(s.Annotations[AnnotationObservedStatus])
 }
 
 // phaseEvent posts an Event when the simulator becomes Available, or
@@ -738,7 +731,7 @@ func (c *Controller) phaseEvent(s *v1alpha1.Simulator, st sim.SimulatorStatus) {
 	if c.recorder == nil {
 		return
 	}
-	if observedStatus(s).phase == string(st.Phase) {
+	if observedStatus(s).Phase == st.Phase {
 		return
 	}
 	switch st.Phase {
@@ -780,7 +773,7 @@ func (c *Controller) finalize(ctx context.Context, s *v1alpha1.Simulator, st sit
 	}
 	updated := s.DeepCopy()
 	updated.Finalizers = slices.DeleteFunc(updated.Finalizers, func(f string) bool { return f == sim.FinalizerCleanup })
-	_, err = c.sims.SimV1alpha1().Simulators(s.Namespace).Update(ctx, updated, metav1.UpdateOptions{FieldManager: "simulator-reconciler"})
+	_, err = c.sims.SimV1alpha1().Simulators(s.Namespace).Update(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager})
 	if apierrors.IsConflict(err) {
 		return true, nil
 	}

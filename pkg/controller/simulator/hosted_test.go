@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -105,12 +106,19 @@ func newHostedFixture(t *testing.T, withSecret bool) *hostedFixture {
 		recorder: record.NewFakeRecorder(100),
 		clock:    clocktesting.NewFakePassiveClock(time.Now()),
 	}
-	// The fakes give no UIDs, and a signature covers one.
+	// The fakes give no UIDs, and a signature covers one; nor the objects
+	// resourceVersions, which the status records: they get them, above
+	// the fakes' lists' (which count from 1), growing as an apiserver's.
 	var uids atomic.Int64
+	versions := atomic.Int64{}
+	versions.Store(1000)
 	for _, cs := range []*kubefake.Clientset{f.serving, f.hosting} {
 		cs.PrependReactor("create", "*", func(action clienttesting.Action) (bool, k8sruntime.Object, error) {
-			if m, err := meta.Accessor(action.(clienttesting.CreateAction).GetObject()); err == nil && m.GetUID() == "" {
-				m.SetUID(types.UID(fmt.Sprintf("uid-%d", uids.Add(1))))
+			if m, err := meta.Accessor(action.(clienttesting.CreateAction).GetObject()); err == nil {
+				if m.GetUID() == "" {
+					m.SetUID(types.UID(fmt.Sprintf("uid-%d", uids.Add(1))))
+				}
+				m.SetResourceVersion(strconv.FormatInt(versions.Add(1), 10))
 			}
 			return false, nil, nil
 		})
@@ -266,7 +274,11 @@ func TestHosted(t *testing.T) {
 	}
 	pods, _ := f.hosting.CoreV1().Pods("sims").List(t.Context(), metav1.ListOptions{})
 	if len(pods.Items) != 1 {
-		t.Errorf("%d Pods in the hosting namespace, want 1", len(pods.Items))
+		t.Fatalf("%d Pods in the hosting namespace, want 1", len(pods.Items))
+	}
+	// The status was computed from the hosted Pod: its version is recorded.
+	if got, want := s.Annotations[sim.AnnotationObservedPodVersion], pods.Items[0].ResourceVersion; got != want || got == "" {
+		t.Errorf("observed Pod version %q, want the hosted Pod's %q", got, want)
 	}
 
 	// Deleted: everything there goes, then the finalizer.
@@ -327,6 +339,9 @@ func TestHostedUnreachable(t *testing.T) {
 		t.Errorf("%d objects made in an unreachable hosting cluster", n)
 	}
 	s, _ := f.sims.SimV1alpha1().Simulators("team-a").Get(t.Context(), "example", metav1.GetOptions{})
+	if v, ok := s.Annotations[sim.AnnotationObservedPodVersion]; ok {
+		t.Errorf("observed Pod version %q in a cluster that cannot be read, want none", v)
+	}
 	now := metav1.NewTime(f.clock.Now())
 	s.DeletionTimestamp = &now
 	if _, err := f.sims.SimV1alpha1().Simulators("team-a").Update(t.Context(), s, metav1.UpdateOptions{}); err != nil {

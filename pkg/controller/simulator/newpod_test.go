@@ -48,7 +48,7 @@ func TestWhyNewPod(t *testing.T) {
 	}
 	// The simulator as the status last showed it: Available with Pod podName.
 	seen := func(s *v1alpha1.Simulator, podName string) *v1alpha1.Simulator {
-		s.Annotations = map[string]string{AnnotationObservedStatus: digestOf(sim.SimulatorStatus{Phase: sim.SimulatorAvailable, PodName: podName,
+		s.Annotations = map[string]string{AnnotationObservedStatus: backing.Digest(sim.SimulatorStatus{Phase: sim.SimulatorAvailable, PodName: podName,
 			Conditions: []metav1.Condition{{Type: "Available", Reason: "PodReady"}}})}
 		return s
 	}

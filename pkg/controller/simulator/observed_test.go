@@ -23,18 +23,19 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 )
 
 // TestObservedStatus: the Events read back the phase and Pod that
-// touchStatus recorded, from the one format digestOf writes.
+// touchStatus recorded, from the one format backing.Digest writes.
 func TestObservedStatus(t *testing.T) {
 	st := sim.SimulatorStatus{Phase: sim.SimulatorAvailable, PodName: "sim-a-g2", ObservedGeneration: 2,
 		Conditions: []metav1.Condition{{Type: "Available", Reason: "PodReady"}}}
-	s := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{AnnotationObservedStatus: digestOf(st)}}}
-	if got, want := observedStatus(s), (observed{phase: "Available", podName: "sim-a-g2"}); got != want {
-		t.Errorf("observedStatus(%q) = %+v, want %+v", digestOf(st), got, want)
+	s := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{AnnotationObservedStatus: backing.Digest(st)}}}
+	if got, want := observedStatus(s), (backing.Observed{Phase: sim.SimulatorAvailable, Pod: "sim-a-g2"}); got != want {
+		t.Errorf("observedStatus(%q) = %+v, want %+v", backing.Digest(st), got, want)
 	}
-	if got := observedStatus(&v1alpha1.Simulator{}); got != (observed{}) {
+	if got := observedStatus(&v1alpha1.Simulator{}); got != (backing.Observed{}) {
 		t.Errorf("observedStatus of a simulator never seen = %+v, want none", got)
 	}
 }

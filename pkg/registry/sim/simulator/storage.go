@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -35,7 +34,6 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/validation"
-	"sigs.k8s.io/simulator-apiserver/pkg/backing"
 	"sigs.k8s.io/simulator-apiserver/pkg/inner"
 	"sigs.k8s.io/simulator-apiserver/pkg/site"
 	"sigs.k8s.io/simulator-apiserver/pkg/storage/hoststore"
@@ -92,7 +90,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, op
 		TableConvertor: tableConvertor{},
 		// Status is never stored: every object leaving the store gets it
 		// computed from the backing Pod.
-		Decorator: func(obj runtime.Object) { decorate(host.Sites, obj) },
+		Decorator: newStatusReader(host.Sites).decorate,
 	}
 	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
 		return nil, fmt.Errorf("completing the simulators store: %w", err)
@@ -152,28 +150,6 @@ func hostingSites(sites *site.Resolver) *site.Resolver {
 		return nil
 	}
 	return sites
-}
-
-// decorate fills in the status of a simulator or of each in a list, from
-// its Pod where its site is; a hosting cluster that cannot be read is
-// said, not its Pod as last seen.
-func decorate(sites *site.Resolver, obj runtime.Object) {
-	switch o := obj.(type) {
-	case *sim.Simulator:
-		if o.Name == "" {
-			return // a watch bookmark: only a resourceVersion
-		}
-		st, err := sites.Of(site.InternalRefOf(o))
-		var pod *corev1.Pod
-		if err == nil {
-			pod = backing.PickPod(st.Pods(o.Name), o.Name, st.Owner, o.Generation)
-		}
-		o.Status = backing.Status(o, pod, err)
-	case *sim.SimulatorList:
-		for i := range o.Items {
-			decorate(sites, &o.Items[i])
-		}
-	}
 }
 
 var (
