@@ -119,8 +119,9 @@ func BenchmarkStartToReady(b *testing.B) {
 			}
 			add("file-total-MiB", mib(byName["total"].File))
 			var cpuParts []string
-			for _, name := range slices.Sorted(maps.Keys(cpuAfter)) {
-				mc := float64(cpuAfter[name]-cpuBefore[name]) / float64(idle/2) * 1000
+			used := cpuUsed(cpuBefore, cpuAfter)
+			for _, name := range slices.Sorted(maps.Keys(used)) {
+				mc := float64(used[name]) / float64(idle/2) * 1000
 				add("millicores-"+name, mc)
 				cpuParts = append(cpuParts, fmt.Sprintf("%s %.1f", name, mc))
 			}
@@ -162,4 +163,13 @@ func cpuByProgram(simPID, etcdPID int) (map[string]time.Duration, error) {
 	byName["etcd"] += etcd
 	byName["total"] = total + etcd
 	return byName, nil
+}
+
+// cpuUsed is the CPU time each program of after spent since before.
+func cpuUsed(before, after map[string]time.Duration) map[string]time.Duration {
+	used := make(map[string]time.Duration, len(after))
+	for name, t := range after {
+		used[name] = t - before[name]
+	}
+	return used
 }

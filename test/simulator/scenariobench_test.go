@@ -120,10 +120,10 @@ func BenchmarkScenarioReplay(b *testing.B) {
 		// Where the CPU went, from the POST to the report's end (the
 		// runner is the simulator program's).
 		var parts []string
-		for _, name := range slices.Sorted(maps.Keys(cpuAfter)) {
-			used := (cpuAfter[name] - cpuBefore[name]).Seconds()
-			cpu[name] = append(cpu[name], used)
-			parts = append(parts, fmt.Sprintf("%s %.1f", name, used))
+		used := cpuUsed(cpuBefore, cpuAfter)
+		for _, name := range slices.Sorted(maps.Keys(used)) {
+			cpu[name] = append(cpu[name], used[name].Seconds())
+			parts = append(parts, fmt.Sprintf("%s %.1f", name, used[name].Seconds()))
 		}
 		b.Logf("replay %d: CPU seconds by program: %s", i, strings.Join(parts, ", "))
 		p99s = append(p99s, float64(r.LagP99Milliseconds))
