@@ -36,6 +36,8 @@ var descriptions = map[string]string{
 		"RSS, anonymous, file-backed (the binaries' page cache, shared by every simulator Pod of the node) and private in all; " +
 		"the working set of its containers as the kubelet and `kubectl top` report it, and their cgroups' anonymous and page cache charges. " +
 		"second-pod-* and third-pod-*: the working set and private memory of the two more, what each further simulator adds to a node.",
+	"BenchmarkDensity": "40 simulators on the one node of the machine, all Available, idle: their summed CPU (their containers' cgroups, over 30 s) " +
+		"and working set, in all and per simulator; then create → Available of one more while the node holds the 39 others.",
 	"BenchmarkListSimulators": "100 simulators: listing them in all namespaces as `kubectl get simulators -A` does (Table), " +
 		"and sim-apiserver's RSS.",
 	"BenchmarkWebView": "The web view (simulators/NAME/ui/) in Chromium through `kubectl proxy` over 5,000 Nodes, the page loaded afresh each round, " +
@@ -69,10 +71,11 @@ var budgets = []budget{
 	{"proxy, LIST of 1,000 Nodes (JSON) ≥ 0.85× direct throughput", "BenchmarkListNodes/json", "lists/s", "sim-proxy", "direct", false, 0.85},
 	{"proxy, LIST of 1,000 Nodes (protobuf) ≥ 0.85× direct throughput", "BenchmarkListNodes/protobuf", "lists/s", "sim-proxy", "direct", false, 0.85},
 	{"NodePool, 5,000 Nodes to Ready ≥ 0.9× the rate of a raw 32-worker loop", "BenchmarkNodesToReady", "nodes/s", "nodepool", "raw", false, 0.9},
-	{"NodePool ≥ 4× the rate of kwokctl scale node", "BenchmarkNodesToReady", "nodes/s", "nodepool", "kwokctl", false, 4},
-	{"simulator create → Available ≤ 3 s (median)", "BenchmarkSimulatorPod", "create-to-available-median-s", "", "", true, 3},
+	{"NodePool ≥ 5× the rate of kwokctl scale node", "BenchmarkNodesToReady", "nodes/s", "nodepool", "kwokctl", false, 5},
+	{"simulator create → Available ≤ 1.5 s (median)", "BenchmarkSimulatorPod", "create-to-available-median-s", "", "", true, 1.5},
 	{"simulator Pod RSS idle ≤ 300 MiB", "BenchmarkSimulatorPod", "rss-total-MiB", "idle", "", true, 300},
-	{"simulator Pod working set idle (as `kubectl top`) ≤ 300 MiB", "BenchmarkSimulatorPod", "working-set-MiB", "idle", "", true, 300},
+	{"simulator Pod working set idle (as `kubectl top`) ≤ 150 MiB", "BenchmarkSimulatorPod", "working-set-MiB", "idle", "", true, 150},
+	{"40 idle simulators on one node: ≤ 10 millicores each", "BenchmarkDensity", "idle-millicores-per-simulator", "", "", true, 10},
 	// The median of the rounds' ratios, each of a sim-scheduler and a stock
 	// run side by side: the ratio of the two medians pairs runs of
 	// different rounds, which a machine's drift tells apart.

@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,37 +90,81 @@ func (t *startupTimeline) observe(pod *corev1.Pod, now time.Time) {
 	}
 }
 
+// milestone is a point of a simulator's start, as long after its create.
+type milestone struct {
+	// name is a metric's: pod-created, …, available.
+	name  string
+	after time.Duration
+}
+
 // report stops the watch and logs the timeline from start (the create)
 // to available, with the simulator container's own milestones read from
-// its log.
-func (t *startupTimeline) report(tb testing.TB, pod *corev1.Pod, start, available time.Time) {
+// its log; it returns the milestones seen, in order.
+func (t *startupTimeline) report(tb testing.TB, pod *corev1.Pod, start, available time.Time) []milestone {
 	tb.Helper()
 	t.stop()
 	<-t.done
-	since := func(at time.Time) string {
-		if at.IsZero() {
-			return "unseen"
-		}
-		return fmt.Sprintf("+%.2fs", at.Sub(start).Seconds())
-	}
 	// The simulator logs itself ready after a check of its own, which may
 	// come just after the kubelet's probe found it ready; kwok may start
 	// just after too (once kube-apiserver is ready, polled every 100 ms).
-	var milestones map[string]time.Time
+	var logged map[string]time.Time
 	poll(tb, "the simulator of Pod "+pod.Name+" to log itself ready", time.Minute, func(context.Context) (bool, string) {
-		milestones = simulatorLogMilestones(tb, pod, start)
-		_, ready := milestones["ready"]
-		_, kwok := milestones["kwok started"]
-		return ready && kwok, fmt.Sprintf("milestones %v", milestones)
+		logged = simulatorLogMilestones(tb, pod, start)
+		_, ready := logged["ready"]
+		_, kwok := logged["kwok started"]
+		return ready && kwok, fmt.Sprintf("milestones %v", logged)
 	})
 	// Each child starts on a sign (app.go): kube-apiserver once etcd
 	// listens, sim-scheduler once kube-apiserver serves and the scheduler
 	// configuration is checked, kwok and kube-controller-manager once
 	// kube-apiserver is ready.
-	tb.Logf("%s: Pod created %s, bound %s, containers running %s, kube-apiserver started (etcd listens) %s, sim-scheduler started (kube-apiserver serves) %s, kwok started (kube-apiserver ready) %s, simulator ready %s, Pod Ready %s, Available %s",
-		pod.Name, since(t.podCreated), since(t.bound), since(t.running),
-		since(milestones["kube-apiserver started"]), since(milestones["sim-scheduler started"]), since(milestones["kwok started"]),
-		since(milestones["ready"]), since(t.ready), since(available))
+	all := []struct {
+		name, says string
+		at         time.Time
+	}{
+		{"pod-created", "Pod created", t.podCreated},
+		{"pod-bound", "bound", t.bound},
+		{"containers-running", "containers running", t.running},
+		{"kube-apiserver-started", "kube-apiserver started (etcd listens)", logged["kube-apiserver started"]},
+		{"sim-scheduler-started", "sim-scheduler started (kube-apiserver serves)", logged["sim-scheduler started"]},
+		{"kwok-started", "kwok started (kube-apiserver ready)", logged["kwok started"]},
+		{"simulator-ready", "simulator ready", logged["ready"]},
+		{"pod-ready", "Pod Ready", t.ready},
+		{"available", "Available", available},
+	}
+	var seen []milestone
+	var parts []string
+	for _, m := range all {
+		if m.at.IsZero() {
+			parts = append(parts, m.says+" unseen")
+			continue
+		}
+		seen = append(seen, milestone{m.name, m.at.Sub(start)})
+		parts = append(parts, fmt.Sprintf("%s +%.2fs", m.says, m.at.Sub(start).Seconds()))
+	}
+	tb.Logf("%s: %s", pod.Name, strings.Join(parts, ", "))
+	return seen
+}
+
+// reportMilestones reports the median of each milestone over runs, as
+// start-NAME-median-s.
+func reportMilestones(b *testing.B, runs [][]milestone) {
+	b.Helper()
+	byName := map[string][]time.Duration{}
+	var order []string
+	for _, run := range runs {
+		for _, m := range run {
+			if _, ok := byName[m.name]; !ok {
+				order = append(order, m.name)
+			}
+			byName[m.name] = append(byName[m.name], m.after)
+		}
+	}
+	for _, name := range order {
+		d := byName[name]
+		slices.Sort(d)
+		b.ReportMetric(d[len(d)/2].Seconds(), "start-"+name+"-median-s")
+	}
 }
 
 // simulatorLogMilestones reads, from the simulator container's log, when it

@@ -21,6 +21,7 @@ package framework
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // errNodeNeedsLinux: the node runs containerd, runc and a bridge.
@@ -67,3 +68,6 @@ func ContainerMemoryLimit(string) (int64, error) { return 0, errNodeNeedsLinux }
 
 // ContainerMemory needs Linux.
 func ContainerMemory(string) (CgroupMemory, error) { return CgroupMemory{}, errNodeNeedsLinux }
+
+// ContainerCPU needs Linux.
+func ContainerCPU(string) (time.Duration, error) { return 0, errNodeNeedsLinux }

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ContainerMemoryLimit returns the memory limit of a container of the node
@@ -117,4 +118,41 @@ func ContainerMemory(containerID string) (CgroupMemory, error) {
 	// first the kernel reclaims.
 	m.WorkingSet = max(m.Usage-inactive, 0)
 	return m, nil
+}
+
+// ContainerCPU returns the CPU time a container of the node has used, from
+// its cgroup (v1's cpuacct.usage, or v2's cpu.stat), given its ID as a
+// Pod's status reports it.
+func ContainerCPU(containerID string) (time.Duration, error) {
+	if dir, err := containerCgroup(containerID, "cpuacct"); err == nil {
+		data, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage"))
+		if err == nil {
+			ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s/cpuacct.usage: %w", dir, err)
+			}
+			return time.Duration(ns), nil
+		}
+		if !os.IsNotExist(err) {
+			return 0, err
+		}
+	}
+	dir, err := containerCgroup(containerID, "cpu")
+	if err != nil {
+		return 0, err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if value, ok := strings.CutPrefix(line, "usage_usec "); ok {
+			us, err := strconv.ParseInt(value, 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s/cpu.stat: %q: %w", dir, line, err)
+			}
+			return time.Duration(us) * time.Microsecond, nil
+		}
+	}
+	return 0, fmt.Errorf("%s/cpu.stat has no usage_usec", dir)
 }

@@ -124,6 +124,32 @@ func ProcessCPU(pid int) (time.Duration, error) {
 	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
 
+// MachineCPU returns the CPU time the machine has spent busy, over all its
+// CPUs: the first line of /proc/stat, less idle and iowait.
+func MachineCPU() (time.Duration, error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	// cpu user nice system idle iowait irq softirq steal …
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, fmt.Errorf("/proc/stat: %q", line)
+	}
+	var busy int64
+	for i, s := range f[1:9] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: %q: %w", s, err)
+		}
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return time.Duration(busy) * time.Second / clockTicks, nil
+}
+
 // procStat returns the fields of /proc/PID/stat after the command (field
 // 2), which may hold spaces and parentheses: they follow its last ')'.
 func procStat(pid int) ([]string, error) {

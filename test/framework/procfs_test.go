@@ -188,3 +188,36 @@ func TestProcessTree(t *testing.T) {
 		t.Error("TreeMemory of no process: no error")
 	}
 }
+
+// TestMachineCPU: the machine was busy at least as long as this process
+// was, while it spun.
+func TestMachineCPU(t *testing.T) {
+	machine0, err := MachineCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	self0, err := ProcessCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Spin until this process has used 200 ms, however busy the machine.
+	for start := time.Now(); time.Since(start) < 30*time.Second; {
+		for spin := time.Now(); time.Since(spin) < 10*time.Millisecond; {
+		}
+		if used, err := ProcessCPU(os.Getpid()); err != nil || used-self0 >= 200*time.Millisecond {
+			break
+		}
+	}
+	machine1, err := MachineCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	self1, err := ProcessCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both count in ticks of 10 ms: a tick each way.
+	if busy, own := machine1-machine0, self1-self0; own < 200*time.Millisecond || busy < own-20*time.Millisecond {
+		t.Errorf("machine busy %v while this process used %v spinning (at least 200 ms)", busy, own)
+	}
+}
