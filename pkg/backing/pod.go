@@ -22,6 +22,7 @@ package backing
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
@@ -211,19 +212,28 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 			{Name: "kube-apiserver", ContainerPort: s.Spec.KubeAPIServerPort},
 			{Name: "simulator", ContainerPort: s.Spec.SimulatorServerPort},
 		},
-		// The shortest period, and each probe waits up to a period for the
-		// checks to pass (ReadyzWaitParam): the kubelet sees the simulator
-		// ready as soon as it is, not up to a period later. The timeout
-		// leaves 4 s beyond the wait for a loaded machine: at 2 s, three
-		// simulators scheduling 500 Nodes each on 2 CPUs went unready
-		// (Creating) in the middle of a scenario.
-		ReadinessProbe: &corev1.Probe{
-			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-				// The simulator server is TLS; the kubelet does not verify
-				// probe certificates, and /readyz needs no credentials.
-				Path: contract.ReadinessProbePath, Port: intstr.FromInt32(s.Spec.SimulatorServerPort), Scheme: corev1.URISchemeHTTPS,
-			}},
+		// Starting, the shortest period, and each probe waits up to a period
+		// for the checks to pass (ReadyzWaitParam): the kubelet sees the
+		// simulator ready as soon as it is, not up to a period later (and,
+		// the startup probe passed, it runs the readiness probe at once).
+		// Started, a probe every readinessPeriod: each costs the simulator
+		// a TLS handshake and kube-apiserver's /readyz, which at one a
+		// second took 16 of an idle simulator's 70 millicores on a node
+		// (BenchmarkDensity, 12 simulators), and the kubelet more. The
+		// timeouts leave 4 s beyond the wait for a loaded machine: at 2 s,
+		// three simulators scheduling 500 Nodes each on 2 CPUs went unready
+		// (Creating) in the middle of a scenario. No number of failed
+		// startup probes kills the container: a start that is slow on a
+		// busy node is still a start.
+		StartupProbe: &corev1.Probe{
+			ProbeHandler:     readyz(s),
 			PeriodSeconds:    1,
+			TimeoutSeconds:   5,
+			FailureThreshold: math.MaxInt32,
+		},
+		ReadinessProbe: &corev1.Probe{
+			ProbeHandler:     readyz(s),
+			PeriodSeconds:    readinessPeriod,
 			TimeoutSeconds:   5,
 			FailureThreshold: 3,
 		},
@@ -231,6 +241,19 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 		SecurityContext: restrictedContainer(),
 		Resources:       requests(simulatorRequests),
 	}
+}
+
+// readinessPeriod is the seconds between readiness probes of a started
+// simulator: one that stops answering is unready 3 periods later.
+const readinessPeriod = 10
+
+// readyz is the probe of the simulator container: its /readyz. The
+// simulator server is TLS; the kubelet does not verify probe certificates,
+// and /readyz needs no credentials.
+func readyz(s *v1alpha1.Simulator) corev1.ProbeHandler {
+	return corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+		Path: contract.ReadinessProbePath, Port: intstr.FromInt32(s.Spec.SimulatorServerPort), Scheme: corev1.URISchemeHTTPS,
+	}}
 }
 
 // The containers' requests: memory adds up to the Pod's measured idle

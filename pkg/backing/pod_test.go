@@ -87,7 +87,11 @@ func TestPodDefaults(t *testing.T) {
 	if diff := cmp.Diff(wantEnv, envOf(*simc)); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
-	if p := simc.ReadinessProbe; p == nil || p.HTTPGet.Path != "/readyz?wait=1s" || p.HTTPGet.Port.IntVal != 1212 || p.PeriodSeconds != 1 {
+	// Probed every second while it starts, every 10 s once started.
+	if p := simc.StartupProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/readyz?wait=1s" || p.HTTPGet.Port.IntVal != 1212 || p.PeriodSeconds != 1 {
+		t.Errorf("startup probe = %+v", p)
+	}
+	if p := simc.ReadinessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/readyz?wait=1s" || p.HTTPGet.Port.IntVal != 1212 || p.PeriodSeconds != 10 {
 		t.Errorf("readiness probe = %+v", p)
 	}
 	if PodGeneration(pod) != 3 {
