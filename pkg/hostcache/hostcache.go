@@ -383,6 +383,18 @@ func (c *Cache) SimulatorPods(namespace, name string) []*corev1.Pod {
 	return pods
 }
 
+// PodsVersion is the resourceVersion up to which the cache has seen every
+// change of the simulators' Pods in the namespace (its informer's last
+// sync: an event, a list or a bookmark); "" before it has synced, or when
+// the namespace is not watched.
+func (c *Cache) PodsVersion(namespace string) string {
+	n, _, _ := c.lookup(namespace)
+	if n == nil || n.informers[pods] == nil {
+		return ""
+	}
+	return n.informers[pods].LastSyncResourceVersion()
+}
+
 // Registration is an event handler of every informer of the cache.
 type Registration struct {
 	handler cache.ResourceEventHandler

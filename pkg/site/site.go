@@ -90,6 +90,12 @@ func (s Site) Pods(name string) []*corev1.Pod {
 	return s.Cache.SimulatorPods(s.Place.Namespace, name)
 }
 
+// PodsVersion is the resourceVersion the site's cache has seen every
+// change of its simulators' Pods up to (hostcache.Cache.PodsVersion).
+func (s Site) PodsVersion() string {
+	return s.Cache.PodsVersion(s.Place.Namespace)
+}
+
 // ErrHostingDisabled is a hosted simulator on a server started without
 // --enable-hosting (it was, when the simulator was made).
 var ErrHostingDisabled = errors.New("this server does not host simulators in other clusters (--enable-hosting is off)")

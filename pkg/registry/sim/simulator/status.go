@@ -48,8 +48,8 @@ const (
 // correct it (`kubectl wait --for=…Available` would wait in vain). So the
 // reconciler also records the resourceVersion of the Pod it computed the
 // status from (sim.AnnotationObservedPodVersion), and a replica whose
-// cache has that Pod older, or not at all, waits for it before it computes
-// the status.
+// cache has that Pod older, or has not seen it yet, waits for it before it
+// computes the status.
 type statusReader struct {
 	sites    *site.Resolver
 	timeout  time.Duration
@@ -94,7 +94,7 @@ func (r *statusReader) status(s *sim.Simulator, deadline time.Time) sim.Simulato
 		return st
 	}
 	seen := backing.ParseDigest(digest).Pod
-	for behind(pods, seen, s.Annotations[sim.AnnotationObservedPodVersion]) && time.Now().Before(deadline) {
+	for behind(pods, where.PodsVersion(), seen, s.Annotations[sim.AnnotationObservedPodVersion]) && time.Now().Before(deadline) {
 		time.Sleep(min(r.interval, time.Until(deadline)))
 		st, pods = compute()
 	}
@@ -109,13 +109,22 @@ func owesWait(s *sim.Simulator) bool {
 		s.DeletionTimestamp == nil && s.Annotations[backing.AnnotationNotOwned] == ""
 }
 
-// behind says whether pods lack the Pod named seen at version or later.
-func behind(pods []*corev1.Pod, seen, version string) bool {
+// behind says whether a cache has not yet seen the Pod named seen at
+// version: it has it older, or it has not it and has not seen every change
+// up to version (cached: how far it has). A Pod it has not, having seen
+// further, was deleted since: waiting would not bring it back.
+func behind(pods []*corev1.Pod, cached, seen, version string) bool {
 	for _, p := range pods {
 		if p.Name == seen {
-			c, err := resourceversion.CompareResourceVersion(p.ResourceVersion, version)
-			return err == nil && c < 0
+			return older(p.ResourceVersion, version)
 		}
 	}
-	return true
+	return older(cached, version)
+}
+
+// older says whether resourceVersion a is before b (of one resource of one
+// cluster); not when either cannot be read.
+func older(a, b string) bool {
+	c, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil && c < 0
 }

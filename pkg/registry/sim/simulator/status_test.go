@@ -162,9 +162,10 @@ func TestStatusCatchesUpWithTheReconciler(t *testing.T) {
 // has it, where the cache is not behind, the status agrees, or the Pod
 // does not decide: the cache has the Pod as new as the reconciler saw it
 // (the reconciler's own read of what it wrote, its cache since ahead), the
-// status computed is the reconciler's, no version recorded, a simulator
-// being deleted (its record alone decides); and a list whose caches never
-// catch up waits one timeout in all, not one per item.
+// status computed is the reconciler's, no version recorded, the Pod
+// deleted since the cache saw it, a simulator being deleted (its record
+// alone decides); and a list whose caches never catch up waits one timeout
+// in all, not one per item.
 func TestStatusDoesNotWaitInVain(t *testing.T) {
 	f := newStatusFixture(t, []string{"a", "b"}, simulatorPod("a", 1, false, "5"), simulatorPod("b", 1, false, "5"))
 	available := statusFrom(simulatorPod("a", 1, true, ""), 1)
@@ -177,6 +178,9 @@ func TestStatusDoesNotWaitInVain(t *testing.T) {
 		{"cache has the Pod as new", statusSimulator("a", 1, available, "5"), sim.SimulatorCreating},
 		{"status agrees", statusSimulator("a", 1, statusFrom(simulatorPod("a", 1, false, ""), 1), "9"), sim.SimulatorCreating},
 		{"no version recorded", statusSimulator("a", 1, available, ""), sim.SimulatorCreating},
+		// The reconciler saw the Pod of generation 2 at a version the cache
+		// has seen past, and the cache has it not: it was deleted since.
+		{"the Pod deleted since", statusSimulator("a", 2, statusFrom(simulatorPod("a", 2, true, ""), 2), f.version(t)), sim.SimulatorPending},
 		{"being deleted", func() *sim.Simulator {
 			s := statusSimulator("a", 1, available, "9")
 			s.DeletionTimestamp = &metav1.Time{Time: time.Now()}
@@ -221,4 +225,14 @@ func TestStatusDoesNotWaitInVain(t *testing.T) {
 			}
 		}
 	})
+}
+
+// version is the resourceVersion the cache of Pods has seen every change up to.
+func (f *statusFixture) version(t *testing.T) string {
+	t.Helper()
+	v := f.sites.Cache.PodsVersion(statusTestNamespace)
+	if v == "" {
+		t.Fatal("the cache of Pods has no version")
+	}
+	return v
 }
