@@ -468,28 +468,46 @@ func podMemory(b *testing.B, pod *corev1.Pod) podMem {
 			b.Fatalf("container %s: %v", cs.Name, err)
 		}
 		m.cgroup = m.cgroup.Add(cg)
-		pids, err := framework.ContainerPIDs(cs.ContainerID)
+	}
+	for _, p := range podProcesses(b, pod) {
+		pm, err := framework.ProcessMemory(p.pid)
 		if err != nil {
-			b.Fatalf("container %s: %v", cs.Name, err)
+			continue // exited meanwhile
 		}
-		for _, pid := range pids {
-			pm, err := framework.ProcessMemory(pid)
-			if err != nil {
-				continue // exited meanwhile
-			}
-			cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-			if err != nil {
-				continue
-			}
-			program := filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])
-			m.byProgram[program] = m.byProgram[program].Add(pm)
-			m.total = m.total.Add(pm)
-		}
+		m.byProgram[p.program] = m.byProgram[p.program].Add(pm)
+		m.total = m.total.Add(pm)
 	}
 	if m.total.RSS == 0 {
 		b.Fatalf("no process found in the containers of Pod %s", pod.Name)
 	}
 	return m
+}
+
+// process is one of a Pod's: its PID and program (the base name of argv[0]).
+type process struct {
+	pid     int
+	program string
+}
+
+// podProcesses are the processes of a Pod's containers (from their
+// cgroups), but those that exit meanwhile.
+func podProcesses(b *testing.B, pod *corev1.Pod) []process {
+	b.Helper()
+	var out []process
+	for _, cs := range pod.Status.ContainerStatuses {
+		pids, err := framework.ContainerPIDs(cs.ContainerID)
+		if err != nil {
+			b.Fatalf("container %s: %v", cs.Name, err)
+		}
+		for _, pid := range pids {
+			cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+			if err != nil {
+				continue
+			}
+			out = append(out, process{pid, filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])})
+		}
+	}
+	return out
 }
 
 func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }

@@ -19,9 +19,9 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
+	"maps"
 	"slices"
-	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,7 +49,7 @@ const densityCPUWindow = 30 * time.Second
 // where the time went.
 func BenchmarkDensity(b *testing.B) {
 	c := hostCluster(b)
-	n := benchDensity(b)
+	n := framework.BenchCount(b, "SIM_BENCH_DENSITY", 40, 2)
 	ns := newNamespace(b, "bench-density-")
 	client := simClient(b).SimV1alpha1().Simulators(ns)
 	waitNodeAtRest(b, c)
@@ -135,9 +135,9 @@ func reportDensity(b *testing.B, ns string, n int) {
 	}
 	time.Sleep(framework.BenchIdle(b, time.Minute))
 
-	before, machineBefore := podsCPU(b, pods), machineCPU(b)
+	before, machineBefore, programsBefore := podsCPU(b, pods), machineCPU(b), programsCPU(b, pods)
 	time.Sleep(densityCPUWindow)
-	after, machineAfter := podsCPU(b, pods), machineCPU(b)
+	after, machineAfter, programsAfter := podsCPU(b, pods), machineCPU(b), programsCPU(b, pods)
 	millicores := float64(after-before) / float64(densityCPUWindow) * 1000
 	// Everything the machine ran: the simulators, and the kubelet's probes
 	// of them, the host's control plane and sim-apiserver serving them.
@@ -153,6 +153,16 @@ func reportDensity(b *testing.B, ns string, n int) {
 	b.ReportMetric(millicores, "idle-millicores-total")
 	b.ReportMetric(millicores/float64(n), "idle-millicores-per-simulator")
 	b.ReportMetric(machine, "machine-millicores-total")
+	// By program: a process that started or ended inside the window is
+	// left out (its CPU is in the cgroups' figure).
+	programs := byProgram(programsBefore, programsAfter)
+	var parts []string
+	for _, program := range slices.Sorted(maps.Keys(programs)) {
+		mc := float64(programs[program]) / float64(densityCPUWindow) * 1000 / float64(n)
+		b.ReportMetric(mc, "idle-millicores-"+program+"-per-simulator")
+		parts = append(parts, fmt.Sprintf("%s %.1f", program, mc))
+	}
+	b.Logf("idle millicores per simulator by program: %s", strings.Join(parts, ", "))
 	b.ReportMetric(mib(workingSet), "working-set-total-MiB")
 	b.ReportMetric(mib(workingSet)/float64(n), "working-set-per-simulator-MiB")
 	b.ReportMetric(most, "working-set-largest-MiB")
@@ -176,6 +186,35 @@ func podsCPU(b *testing.B, pods []*corev1.Pod) time.Duration {
 	return total
 }
 
+// programsCPU is the CPU time each process of pods has used, so that one
+// that came or went between two reads can be left out (byProgram).
+func programsCPU(b *testing.B, pods []*corev1.Pod) map[process]time.Duration {
+	b.Helper()
+	out := map[process]time.Duration{}
+	for _, pod := range pods {
+		for _, p := range podProcesses(b, pod) {
+			used, err := framework.ProcessCPU(p.pid)
+			if err != nil {
+				continue // exited meanwhile
+			}
+			out[p] = used
+		}
+	}
+	return out
+}
+
+// byProgram is the CPU time each program used between two reads of
+// programsCPU, of the processes in both.
+func byProgram(before, after map[process]time.Duration) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for p, used := range after {
+		if start, ok := before[p]; ok {
+			out[p.program] += used - start
+		}
+	}
+	return out
+}
+
 // machineCPU is the CPU time the machine has spent busy.
 func machineCPU(b *testing.B) time.Duration {
 	b.Helper()
@@ -184,19 +223,4 @@ func machineCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return busy
-}
-
-// benchDensity is how many simulators BenchmarkDensity puts on the node:
-// SIM_BENCH_DENSITY if set, else 40.
-func benchDensity(b *testing.B) int {
-	b.Helper()
-	v := os.Getenv("SIM_BENCH_DENSITY")
-	if v == "" {
-		return 40
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 2 {
-		b.Fatalf("SIM_BENCH_DENSITY=%q: want a number of at least 2", v)
-	}
-	return n
 }

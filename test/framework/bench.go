@@ -181,13 +181,20 @@ func BenchIdle(b *testing.B, def time.Duration) time.Duration {
 // SIM_BENCH_NODES if set (e.g. fewer for a quick run), else 5000.
 func BenchNodes(b *testing.B) int {
 	b.Helper()
-	v := os.Getenv("SIM_BENCH_NODES")
+	return BenchCount(b, "SIM_BENCH_NODES", 5000, 1)
+}
+
+// BenchCount is a count a benchmark takes from the environment variable
+// env if set, else def; one below least fails the benchmark.
+func BenchCount(b *testing.B, env string, def, least int) int {
+	b.Helper()
+	v := os.Getenv(env)
 	if v == "" {
-		return 5000
+		return def
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		b.Fatalf("SIM_BENCH_NODES=%q: want a positive number", v)
+	if err != nil || n < least {
+		b.Fatalf("%s=%q: want a number of at least %d", env, v, least)
 	}
 	return n
 }

@@ -21,9 +21,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,14 +64,7 @@ func BenchmarkScenarioReplay(b *testing.B) {
 	const pods = 5000
 	// SIM_REPLAY_SPEED replays at another speed-up than the budget's 60×,
 	// to find the one this machine keeps up with.
-	speed := int32(60)
-	if v := os.Getenv("SIM_REPLAY_SPEED"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 32)
-		if err != nil || n < 1 {
-			b.Fatalf("SIM_REPLAY_SPEED=%q: want a positive integer", v)
-		}
-		speed = int32(n)
-	}
+	speed := int32(framework.BenchCount(b, "SIM_REPLAY_SPEED", 60, 1))
 	etcd, etcdURL := framework.StartThrowawayEtcdProcess(b)
 	trace := replayTrace(b, pods)
 	var p99s, maxes, lates, scheduled []float64
