@@ -219,12 +219,12 @@ func simulatorContainer(s *v1alpha1.Simulator) corev1.Container {
 		// Started, a probe every readinessPeriod: each costs the simulator
 		// a TLS handshake and kube-apiserver's /readyz, which at one a
 		// second took 16 of an idle simulator's 70 millicores on a node
-		// (BenchmarkDensity, 12 simulators), and the kubelet more. The
-		// timeouts leave 4 s beyond the wait for a loaded machine: at 2 s,
-		// three simulators scheduling 500 Nodes each on 2 CPUs went unready
-		// (Creating) in the middle of a scenario. No number of failed
-		// startup probes kills the container: a start that is slow on a
-		// busy node is still a start.
+		// (BenchmarkDensity, 12 simulators). The timeouts leave 4 s beyond
+		// the wait for a loaded machine: at 2 s, three simulators
+		// scheduling 500 Nodes each on 2 CPUs went unready (Creating) in
+		// the middle of a scenario. No number of failed startup probes
+		// kills the container: a start that is slow on a busy node is
+		// still a start.
 		StartupProbe: &corev1.Probe{
 			ProbeHandler:     readyz(s),
 			PeriodSeconds:    1,

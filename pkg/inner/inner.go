@@ -231,7 +231,7 @@ func (a *Access) hostedRoute(t Target) (*url.URL, *entry, error) {
 	if err != nil {
 		return nil, nil, &HostingError{Err: err}
 	}
-	pod := backing.PickPod(st.Pods(t.Name), t.Name, st.Owner, t.Generation)
+	pod := st.Pod(t.Name, t.Generation)
 	if pod == nil || pod.Status.PodIP == "" || pod.DeletionTimestamp != nil {
 		return nil, nil, fmt.Errorf("simulator %s/%s has no running Pod in its hosting cluster", t.Namespace, t.Name)
 	}

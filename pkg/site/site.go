@@ -90,6 +90,12 @@ func (s Site) Pods(name string) []*corev1.Pod {
 	return s.Cache.SimulatorPods(s.Place.Namespace, name)
 }
 
+// Pod is the simulator's Pod in its site, the one its status speaks for
+// and the proxy routes to (backing.PickPod), nil when it has none.
+func (s Site) Pod(name string, generation int64) *corev1.Pod {
+	return backing.PickPod(s.Pods(name), name, s.Owner, generation)
+}
+
 // PodsVersion is the resourceVersion the site's cache has seen every
 // change of its simulators' Pods up to (hostcache.Cache.PodsVersion).
 func (s Site) PodsVersion() string {

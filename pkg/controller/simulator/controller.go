@@ -702,7 +702,7 @@ func (c *Controller) touchStatus(ctx context.Context, s *v1alpha1.Simulator, st 
 	// The version of the Pod the status is computed from: none without one.
 	var podVersion any
 	if siteErr == nil {
-		if pod = backing.PickPod(st.Pods(s.Name), s.Name, st.Owner, s.Generation); pod != nil && pod.ResourceVersion != "" {
+		if pod = st.Pod(s.Name, s.Generation); pod != nil && pod.ResourceVersion != "" {
 			podVersion = pod.ResourceVersion
 		}
 	}

@@ -84,21 +84,18 @@ func (r *statusReader) status(s *sim.Simulator, deadline time.Time) sim.Simulato
 	if err != nil {
 		return backing.Status(s, nil, err)
 	}
-	compute := func() (sim.SimulatorStatus, []*corev1.Pod) {
-		pods := where.Pods(s.Name)
-		return backing.Status(s, backing.PickPod(pods, s.Name, where.Owner, s.Generation), nil), pods
-	}
-	st, pods := compute()
+	compute := func() sim.SimulatorStatus { return backing.Status(s, where.Pod(s.Name, s.Generation), nil) }
+	st := compute()
 	digest := s.Annotations[sim.AnnotationObservedStatus]
 	if !owesWait(s) || backing.Digest(st) == digest {
 		return st
 	}
 	seen := backing.ParseDigest(digest).Pod
-	for behind(pods, where.PodsVersion(), seen, s.Annotations[sim.AnnotationObservedPodVersion]) && time.Now().Before(deadline) {
+	// Computed after the cache caught up: it only moves forward.
+	for behind(where.Pods(s.Name), where.PodsVersion(), seen, s.Annotations[sim.AnnotationObservedPodVersion]) && time.Now().Before(deadline) {
 		time.Sleep(min(r.interval, time.Until(deadline)))
-		st, pods = compute()
 	}
-	return st
+	return compute()
 }
 
 // owesWait says whether s's Pod decides its status and the reconciler
