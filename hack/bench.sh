@@ -23,7 +23,8 @@
 #                    simulators on the node add
 #   test/integration 5,000 Nodes to Ready (NodePool vs raw loop vs kwokctl,
 #                    with Ready-over-time samples); 100 simulators listed;
-#                    kubectl sim why on a Pod pending among 5,000 Nodes
+#                    kubectl sim why on a Pod pending among 5,000 Nodes;
+#                    how cost grows with 1,000, 5,000 and 20,000 Nodes
 #   test/simulator   scheduling throughput, sim-scheduler vs stock
 # then hack/benchreport prints one "name value unit" line per figure and
 # ratio (figures.txt) and writes _output/bench/report.md: the budgets, a
@@ -43,6 +44,7 @@ node_rounds=2
 sched=1
 if [[ "${BENCH_QUICK:-}" == 1 ]]; then
   export SIM_BENCH_NODES="${SIM_BENCH_NODES:-500}"
+  export SIM_BENCH_SCALE="${SIM_BENCH_SCALE:-500}" SIM_BENCH_SCALE_PODS="${SIM_BENCH_SCALE_PODS:-200}"
   rounds=1
   node_rounds=1
   sched=0
@@ -71,6 +73,9 @@ bench() {
 # a first, single one before them, whose figures it discards): one 5,000-Node
 # run of each moved the kwokctl ratio from 3.97x to 4.64x between two runs.
 bench -bench NodesToReady -benchtime "${node_rounds}x" -timeout 60m "$@" ./test/integration/
+# How a simulator's cost grows with its Nodes: 1,000, 5,000 and 20,000, one
+# run of each.
+bench -bench 'Scale$' -benchtime 1x -timeout 60m "$@" ./test/integration/
 bench -bench ListSimulators -benchtime 300x -timeout 20m "$@" ./test/integration/
 # kubectl sim why on a Pod pending among 5,000 Nodes: the table and -o json.
 bench -bench KubectlSimWhy -benchtime "${rounds}x" -timeout 20m "$@" ./test/integration/

@@ -44,8 +44,8 @@ type Options struct {
 	MaxNodePoolReplicas int64
 }
 
-// NewOptions returns the defaults: room for 5 pools of the largest size
-// (--max-nodepool-replicas, 10000).
+// NewOptions returns the defaults: room for 2 pools of the largest size
+// (--max-nodepool-replicas, 20000) and 5 of 10,000.
 func NewOptions() *Options {
 	return &Options{MaxSimulators: 50, MaxNodePools: 100, MaxNodePoolReplicas: 50000}
 }

@@ -64,17 +64,8 @@ func BenchmarkNodesToReady(b *testing.B) {
 		{name: "raw", create: func(ctx context.Context, _ string, cfg *rest.Config) error {
 			return rawCreate(ctx, cfg, n)
 		}},
-		{name: "nodepool", create: func(ctx context.Context, name string, _ *rest.Config) error {
-			np := &v1alpha1.NodePool{
-				ObjectMeta: metav1.ObjectMeta{Name: name},
-				Spec:       v1alpha1.NodePoolSpec{SimulatorName: name, Replicas: ptr.To(int32(n))},
-			}
-			_, err := simClient(b).SimV1alpha1().NodePools(ns).Create(ctx, np, metav1.CreateOptions{})
-			return err
-		}},
-		{name: "kwokctl", create: func(ctx context.Context, name string, _ *rest.Config) error {
-			return kwokctlScale(ctx, b, ns, name, n)
-		}},
+		{name: "nodepool", create: nodePoolOf(b, ns, n)},
+		{name: "kwokctl", create: kwokctlOf(b, ns, n)},
 	}
 	var series []framework.Series
 	for i := range b.N {
@@ -82,7 +73,7 @@ func BenchmarkNodesToReady(b *testing.B) {
 		series = series[:0]
 		for j := range contenders {
 			c := contenders[(i+j)%len(contenders)]
-			c.took += timeToReady(b, ns, fmt.Sprintf("%s-%d-%d", c.name, b.N, i), n, &series, c.create)
+			c.took += timeToReady(b, ns, fmt.Sprintf("%s-%d-%d", c.name, b.N, i), n, &series, c.create, nil)
 		}
 	}
 	for _, c := range contenders {
@@ -93,10 +84,13 @@ func BenchmarkNodesToReady(b *testing.B) {
 }
 
 // timeToReady starts a simulator, runs create, and returns the time from the
-// start of make until n Nodes are Ready inside; then stops the simulator, so
-// that the next measurement has the machine to itself. It appends to
-// series how many Nodes were Ready when, in steps of n/100.
-func timeToReady(b *testing.B, ns, name string, n int, series *[]framework.Series, create func(ctx context.Context, name string, cfg *rest.Config) error) time.Duration {
+// start of make until n Nodes are Ready inside; then calls then, if not
+// nil, with the simulator and a direct protobuf client configuration, and
+// stops the simulator, so that the next measurement has the machine to
+// itself. It appends to series how many Nodes were Ready when, in steps of
+// n/100.
+func timeToReady(b *testing.B, ns, name string, n int, series *[]framework.Series, create func(ctx context.Context, name string, cfg *rest.Config) error,
+	then func(p *framework.SimulatorProcess, cfg *rest.Config)) time.Duration {
 	b.Helper()
 	ctx := b.Context()
 	p := runningSimulator(b, ns, name)
@@ -173,7 +167,30 @@ func timeToReady(b *testing.B, ns, name string, n int, series *[]framework.Serie
 	*series = append(*series, framework.Series{Name: strings.SplitN(name, "-", 2)[0], Points: points})
 	b.Logf("%s: %d Nodes exist after %v (%.0f/s), all Ready after %v (%.0f/s)", name, n,
 		made.Round(time.Millisecond), float64(n)/made.Seconds(), elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds())
+	cancel()
+	if then != nil {
+		then(p, cfg)
+	}
 	return elapsed
+}
+
+// nodePoolOf makes n Nodes in simulator name by a NodePool of its name.
+func nodePoolOf(b *testing.B, ns string, n int) func(ctx context.Context, name string, _ *rest.Config) error {
+	return func(ctx context.Context, name string, _ *rest.Config) error {
+		np := &v1alpha1.NodePool{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:       v1alpha1.NodePoolSpec{SimulatorName: name, Replicas: ptr.To(int32(n))},
+		}
+		_, err := simClient(b).SimV1alpha1().NodePools(ns).Create(ctx, np, metav1.CreateOptions{})
+		return err
+	}
+}
+
+// kwokctlOf makes n Nodes in simulator name by `kwokctl scale node`.
+func kwokctlOf(b *testing.B, ns string, n int) func(ctx context.Context, name string, _ *rest.Config) error {
+	return func(ctx context.Context, name string, _ *rest.Config) error {
+		return kwokctlScale(ctx, b, ns, name, n)
+	}
 }
 
 // rawCreate is the physical limit: 32 workers creating kwok Nodes with

@@ -18,7 +18,6 @@ package simulator_test
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -27,17 +26,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
@@ -100,7 +92,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 	}
 	// run schedules pods Pods with one scheduler and returns what it took.
 	run := func(name, bin string, args ...string) schedulingRound {
-		createPending(b, c, name, "stock-scheduler", pods)
+		framework.CreatePendingPods(b, c, name, "stock-scheduler", pods)
 		// The control plane is never idle (its controllers, the node
 		// lifecycle controller's pass over 5,000 Nodes every 5 s): what it
 		// uses meanwhile at rest is not the
@@ -115,7 +107,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		var r schedulingRound
 		requestsBefore := apiRequests(b, c)
 		start := time.Now()
-		r.rate = measureBinding(b, c, name, pods, func() {
+		r.rate = framework.MeasureBinding(b, c, name, pods, func() {
 			p = framework.StartTestProcess(b, name+"-scheduler", b.TempDir(), nil, bin, append([]string{"--config=" + cfg, "--secure-port=0"}, args...)...)
 		})
 		// CPU time from the scheduler's start to the last binding: its
@@ -131,8 +123,8 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 			b.Fatal(err)
 		}
 		p.Stop(b, 30*time.Second)
-		r.annotationBytes = annotationBytes(b, c, name)
-		deletePods(b, c, name)
+		r.annotationBytes = framework.AnnotationBytes(b, c, name)
+		framework.DeleteBenchPods(b, c, name)
 		return r
 	}
 	both := strings.Fields(os.Getenv("SIM_SCHEDULERS_BENCH_ARGS"))
@@ -254,23 +246,6 @@ func (r requestCounts) perPod(pods int) string {
 	return strings.Join(parts, ", ")
 }
 
-// annotationBytes is the size of the annotations of the Pods labelled
-// bench=prefix, keys and values.
-func annotationBytes(tb testing.TB, c kubernetes.Interface, prefix string) int64 {
-	tb.Helper()
-	list, err := c.CoreV1().Pods("default").List(framework.TimeoutContext(tb, time.Minute), metav1.ListOptions{LabelSelector: "bench=" + prefix})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var n int64
-	for _, p := range list.Items {
-		for k, v := range p.Annotations {
-			n += int64(len(k) + len(v))
-		}
-	}
-	return n
-}
-
 func perPod(d time.Duration, pods int) float64 {
 	return float64(d) / float64(time.Millisecond) / float64(pods)
 }
@@ -290,106 +265,4 @@ func median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// createPending creates n Pods labelled bench=prefix for schedulerName.
-func createPending(tb testing.TB, c kubernetes.Interface, prefix, schedulerName string, n int) {
-	tb.Helper()
-	createPods(tb, c, 5*time.Minute, n, func(i int) *corev1.Pod {
-		p := testPod("default", fmt.Sprintf("%s-%d", prefix, i))
-		p.Labels = map[string]string{"bench": prefix}
-		p.Spec.SchedulerName = schedulerName
-		p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("100m")
-		return p
-	})
-}
-
-// createPods creates the n Pods pod(i) makes with 32 writers, within
-// timeout, and fails tb on the first error.
-func createPods(tb testing.TB, c kubernetes.Interface, timeout time.Duration, n int, pod func(i int) *corev1.Pod) {
-	tb.Helper()
-	ctx := framework.TimeoutContext(tb, timeout)
-	work := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	for range 32 {
-		wg.Go(func() {
-			for i := range work {
-				p := pod(i)
-				if _, err := c.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	if firstErr != nil {
-		tb.Fatalf("creating pods: %v", firstErr)
-	}
-}
-
-// measureBinding calls start, waits until the n Pods labelled bench=prefix
-// are bound and returns their rate from the first binding to the last.
-func measureBinding(tb testing.TB, c kubernetes.Interface, prefix string, n int, start func()) float64 {
-	tb.Helper()
-	ctx := framework.TimeoutContext(tb, 15*time.Minute)
-	selector := "bench=" + prefix
-	list, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, &cache.ListWatch{
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = selector
-			return c.CoreV1().Pods("default").Watch(ctx, o)
-		},
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer w.Stop()
-	start()
-	bound := map[string]bool{}
-	var first, last time.Time
-	for len(bound) < n {
-		select {
-		case <-ctx.Done():
-			tb.Fatalf("%d of %d pods bound in time", len(bound), n)
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				tb.Fatalf("watch ended with %d of %d pods bound", len(bound), n)
-			}
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok || p.Spec.NodeName == "" || bound[p.Name] {
-				continue
-			}
-			now := time.Now()
-			if first.IsZero() {
-				first = now
-			}
-			last = now
-			bound[p.Name] = true
-		}
-	}
-	return float64(n-1) / last.Sub(first).Seconds()
-}
-
-func deletePods(tb testing.TB, c kubernetes.Interface, prefix string) {
-	tb.Helper()
-	ctx := framework.TimeoutContext(tb, 5*time.Minute)
-	selector := metav1.ListOptions{LabelSelector: "bench=" + prefix}
-	if err := c.CoreV1().Pods("default").DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, selector); err != nil {
-		tb.Fatal(err)
-	}
-	framework.WaitUntil(tb, 5*time.Minute, "the "+prefix+" pods to go", func() (bool, error) {
-		list, err := c.CoreV1().Pods("default").List(ctx, selector)
-		return err == nil && len(list.Items) == 0, nil
-	})
 }

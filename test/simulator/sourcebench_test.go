@@ -140,7 +140,7 @@ func fillSource(b *testing.B, nodes, pods int) (etcd string, sc kubernetes.Inter
 // the nodes node-0..node-(nodes-1), but one in twenty left pending.
 func createSourcePods(tb testing.TB, c kubernetes.Interface, nodes, n int) {
 	tb.Helper()
-	createPods(tb, c, 10*time.Minute, n, func(i int) *corev1.Pod {
+	framework.CreatePods(tb, c, 10*time.Minute, n, func(i int) *corev1.Pod {
 		node := fmt.Sprintf("node-%d", i%nodes)
 		if i%20 == 19 {
 			node = ""

@@ -37,7 +37,7 @@ import (
 )
 
 // DefaultMaxNodePoolReplicas is the default upper bound of spec.replicas.
-const DefaultMaxNodePoolReplicas = 10000
+const DefaultMaxNodePoolReplicas = 20000
 
 // Options are the server-configurable limits of validation.
 type Options struct {

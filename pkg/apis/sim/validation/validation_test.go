@@ -342,9 +342,9 @@ func TestValidateNodePool(t *testing.T) {
 			want: []string{"FieldValueRequired spec.simulatorName"}},
 		{name: "simulatorName not a DNS label", mutate: func(np *sim.NodePool) { np.Spec.SimulatorName = "Sim_1" },
 			want: []string{"FieldValueInvalid spec.simulatorName"}},
-		{name: "name too long for its last Node", mutate: func(np *sim.NodePool) { np.Name = strings.Repeat("p", 59) },
+		{name: "name too long for its last Node", mutate: func(np *sim.NodePool) { np.Name = strings.Repeat("p", 58) },
 			want: []string{"FieldValueInvalid metadata.name"}},
-		{name: "longest name that fits 9999 as last index", mutate: func(np *sim.NodePool) { np.Name = strings.Repeat("p", 58) }},
+		{name: "longest name that fits 19999 as last index", mutate: func(np *sim.NodePool) { np.Name = strings.Repeat("p", 57) }},
 		{name: "label key invalid", mutate: func(np *sim.NodePool) { np.Spec.Template.Metadata.Labels = map[string]string{"a b": "c"} },
 			want: []string{"FieldValueInvalid spec.template.metadata.labels[a b]"}},
 		{name: "label value template renders invalid", mutate: func(np *sim.NodePool) {

@@ -1,0 +1,217 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"sigs.k8s.io/simulator-apiserver/test/framework"
+)
+
+// BenchmarkScale measures how a simulator's cost grows with its Nodes. For
+// each size N of SIM_BENCH_SCALE (default 1000,5000,20000), against fresh
+// simulators, it reports as contender nodes-N:
+//   - N Nodes to Ready by a NodePool (ready-s, nodepool-nodes/s) and by
+//     `kwokctl scale node` (kwokctl-nodes/s), and their ratio;
+//   - in the NodePool's simulator, its Nodes Ready: the RSS of the inner
+//     kube-apiserver and of all the simulator's processes with its etcd;
+//   - `kubectl get nodes`, direct to the simulator and through
+//     simulators/NAME/proxy: the median of 3 each, alternating;
+//   - SIM_BENCH_SCALE_PODS (default 2000) pending Pods bound by
+//     sim-scheduler, recording every plugin's results, and by the stock
+//     kube-scheduler, each started as a second scheduler of the simulator
+//     with client QPS 5000, as BenchmarkSchedulingThroughput does: their
+//     pods/s and ratio, and the annotation bytes each bound Pod carries.
+//
+// The report's table has a column per size and the ratios between sizes:
+// how each cost grows. Every figure of a size is from one run; the sizes
+// run one after the other.
+//
+//	SIM_BENCH_SCALE=1000 go test ./test/integration -run '^$' -bench Scale -benchtime 1x -timeout 90m
+func BenchmarkScale(b *testing.B) {
+	sizes := benchSizes(b, "SIM_BENCH_SCALE", []int{1000, 5000, 20000})
+	pods := framework.BenchCount(b, "SIM_BENCH_SCALE_PODS", 2000, 2)
+	stockBin := framework.RequireBinary(b, "kube-scheduler")
+	simBin := framework.RequireBinary(b, "sim-scheduler")
+	ns := createNamespace(b, "bench-scale")
+	// cost[figure] are the sizes' values, for the plots.
+	cost := map[string][][2]float64{}
+	for i, n := range sizes {
+		var f scaleFigures
+		for j := range b.N {
+			var series []framework.Series
+			kwokctl := timeToReady(b, ns, fmt.Sprintf("kwokctl-%d-%d", n, j), n, &series, kwokctlOf(b, ns, n), nil)
+			name := fmt.Sprintf("nodepool-%d-%d", n, j)
+			nodepool := timeToReady(b, ns, name, n, &series, nodePoolOf(b, ns, n), func(p *framework.SimulatorProcess, cfg *rest.Config) {
+				f = measureAtScale(b, ns, name, p, cfg, n, pods, (i+j)%2 == 1, stockBin, simBin)
+			})
+			f.nodepool, f.kwokctl = nodepool, kwokctl
+			framework.WriteSeries(b, fmt.Sprintf("scale-%d-ready", n), fmt.Sprintf("%d Nodes to Ready, each maker against a fresh simulator", n), "seconds", "Nodes Ready", series)
+		}
+		size := fmt.Sprintf("nodes-%d", n)
+		for _, v := range []struct {
+			value float64
+			unit  string
+		}{
+			{f.nodepool.Seconds(), "ready-s"},
+			{float64(n) / f.nodepool.Seconds(), "nodepool-nodes/s"},
+			{float64(n) / f.kwokctl.Seconds(), "kwokctl-nodes/s"},
+			{f.kwokctl.Seconds() / f.nodepool.Seconds(), "nodepool-over-kwokctl"},
+			{mib(f.apiserver.RSS), "kube-apiserver-rss-MiB"},
+			{mib(f.total.RSS), "simulator-rss-MiB"},
+			{f.listDirect.Seconds(), "get-nodes-direct-s"},
+			{f.listProxy.Seconds(), "get-nodes-proxy-s"},
+			{f.listProxy.Seconds() / f.listDirect.Seconds(), "get-nodes-proxy-over-direct"},
+			{f.simRate, "sim-scheduler-pods/s"},
+			{f.stockRate, "stock-pods/s"},
+			{f.simRate / f.stockRate, "scheduling-ratio"},
+			{f.resultBytes, "results-bytes/pod"},
+		} {
+			framework.ReportContender(b, size, v.value, v.unit)
+			cost[v.unit] = append(cost[v.unit], [2]float64{float64(n), v.value})
+		}
+	}
+	if len(sizes) > 1 {
+		framework.WriteSeries(b, "scale-ready", "A NodePool's Nodes to Ready, by size", "Nodes", "seconds",
+			[]framework.Series{{Name: "nodepool", Points: cost["ready-s"]}})
+		framework.WriteSeries(b, "scale-memory", "RSS, the Nodes Ready", "Nodes", "MiB",
+			[]framework.Series{{Name: "kube-apiserver", Points: cost["kube-apiserver-rss-MiB"]}, {Name: "simulator", Points: cost["simulator-rss-MiB"]}})
+		framework.WriteSeries(b, "scale-scheduling", "Pending Pods bound per second", "Nodes", "pods/s",
+			[]framework.Series{{Name: "sim-scheduler", Points: cost["sim-scheduler-pods/s"]}, {Name: "stock", Points: cost["stock-pods/s"]}})
+	}
+}
+
+// scaleFigures are one size's figures.
+type scaleFigures struct {
+	nodepool, kwokctl     time.Duration
+	apiserver, total      framework.Memory
+	listDirect, listProxy time.Duration
+	simRate, stockRate    float64
+	resultBytes           float64
+}
+
+// measureAtScale takes the figures of simulator ns/name, running as p, its
+// nodes Ready; cfg reaches it directly. simFirst says which scheduler runs
+// first.
+func measureAtScale(b *testing.B, ns, name string, p *framework.SimulatorProcess, cfg *rest.Config, nodes, pods int, simFirst bool, stockBin, simBin string) scaleFigures {
+	var f scaleFigures
+	for _, pid := range p.PIDs() {
+		total, byProgram, err := framework.TreeMemory(pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.total = f.total.Add(total)
+		f.apiserver = f.apiserver.Add(byProgram["kube-apiserver"])
+	}
+	if f.apiserver.RSS == 0 {
+		b.Fatalf("no kube-apiserver among the processes of simulator %s", name)
+	}
+
+	direct, proxy := fetchKubeconfig(b, ns, name, "?mode=direct"), fetchKubeconfig(b, ns, name, "")
+	var directTimes, proxyTimes []time.Duration
+	getNodes := func(kubeconfig string) time.Duration {
+		start := time.Now()
+		out, err := kubectl(b, kubeconfig, "get", "nodes", "--no-headers")
+		if err != nil {
+			b.Fatal(err)
+		}
+		took := time.Since(start)
+		if lines := strings.Count(out, "\n"); lines < nodes {
+			b.Fatalf("kubectl get nodes listed %d Nodes, want %d", lines, nodes)
+		}
+		return took
+	}
+	for range 3 {
+		directTimes = append(directTimes, getNodes(direct))
+		proxyTimes = append(proxyTimes, getNodes(proxy))
+	}
+	f.listDirect, f.listProxy = medianDuration(directTimes), medianDuration(proxyTimes)
+
+	// Both schedulers as a second scheduler of the simulator, with a
+	// profile of their own; its own scheduler idles.
+	config := filepath.Join(b.TempDir(), "scheduler.yaml")
+	data := "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" +
+		"clientConnection: {qps: 5000, burst: 5000, kubeconfig: " + direct + "}\n" +
+		"leaderElection: {leaderElect: false}\nprofiles:\n- schedulerName: bench-scheduler\n"
+	if err := os.WriteFile(config, []byte(data), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	client := kubernetes.NewForConfigOrDie(cfg)
+	schedule := func(contender, bin string, args ...string) (rate float64, annotationBytes int64) {
+		framework.CreatePendingPods(b, client, contender, "bench-scheduler", pods)
+		var proc *framework.TestProcess
+		rate = framework.MeasureBinding(b, client, contender, pods, func() {
+			proc = framework.StartTestProcess(b, contender, b.TempDir(), nil, bin, append([]string{"--config=" + config, "--secure-port=0"}, args...)...)
+		})
+		proc.Stop(b, 30*time.Second)
+		annotationBytes = framework.AnnotationBytes(b, client, contender)
+		framework.DeleteBenchPods(b, client, contender)
+		return rate, annotationBytes
+	}
+	sim := func() {
+		var bytes int64
+		f.simRate, bytes = schedule("sim-scheduler", simBin, "--results-dir="+filepath.Join(b.TempDir(), "results"))
+		f.resultBytes = float64(bytes) / float64(pods)
+	}
+	stock := func() { f.stockRate, _ = schedule("stock", stockBin) }
+	if simFirst {
+		sim()
+		stock()
+	} else {
+		stock()
+		sim()
+	}
+	b.Logf("%s: %d Nodes Ready: kube-apiserver RSS %d MiB (the simulator's %d); kubectl get nodes direct %v, through simulators/proxy %v; %d Pods bound at %.1f/s by sim-scheduler (%.0f annotation bytes each), %.1f/s by the stock kube-scheduler",
+		name, nodes, f.apiserver.RSS>>20, f.total.RSS>>20, f.listDirect.Round(time.Millisecond), f.listProxy.Round(time.Millisecond),
+		pods, f.simRate, f.resultBytes, f.stockRate)
+	return f
+}
+
+// benchSizes reads a comma-separated list of counts from env, else def.
+func benchSizes(b *testing.B, env string, def []int) []int {
+	v := os.Getenv(env)
+	if v == "" {
+		return def
+	}
+	var sizes []int
+	for _, s := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			b.Fatalf("%s: %q is not a list of counts", env, v)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes
+}
+
+func medianDuration(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
