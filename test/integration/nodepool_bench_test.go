@@ -19,9 +19,11 @@ package integration
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -149,6 +151,9 @@ func timeToReady(b *testing.B, ns, name string, n int, series *[]framework.Serie
 		b.Fatal("the Node watch did not sync")
 	}
 
+	// Where the work goes: the inner kube-apiserver's requests and the
+	// simulator's processes' CPU, per Node.
+	requestsBefore, cpuBefore := framework.APIRequests(b, client), simulatorCPU(b, p)
 	start = time.Now()
 	if err := create(ctx, name, cfg); err != nil {
 		b.Fatalf("%s: %v", name, err)
@@ -167,6 +172,14 @@ func timeToReady(b *testing.B, ns, name string, n int, series *[]framework.Serie
 	*series = append(*series, framework.Series{Name: strings.SplitN(name, "-", 2)[0], Points: points})
 	b.Logf("%s: %d Nodes exist after %v (%.0f/s), all Ready after %v (%.0f/s)", name, n,
 		made.Round(time.Millisecond), float64(n)/made.Seconds(), elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds())
+	requests, cpu := framework.APIRequests(b, client).Minus(requestsBefore), simulatorCPU(b, p)
+	var cpuParts []string
+	for _, program := range slices.Sorted(maps.Keys(cpu)) {
+		if ms := float64(cpu[program]-cpuBefore[program]) / float64(time.Millisecond) / float64(n); ms >= 0.01 {
+			cpuParts = append(cpuParts, fmt.Sprintf("%s %.2f", program, ms))
+		}
+	}
+	b.Logf("%s: per Node, the inner kube-apiserver served %s; CPU ms: %s", name, requests.PerItem(n), strings.Join(cpuParts, ", "))
 	cancel()
 	if then != nil {
 		then(p, cfg)
@@ -191,6 +204,22 @@ func kwokctlOf(b *testing.B, ns string, n int) func(ctx context.Context, name st
 	return func(ctx context.Context, name string, _ *rest.Config) error {
 		return kwokctlScale(ctx, b, ns, name, n)
 	}
+}
+
+// simulatorCPU is the CPU time the processes of simulator p (its etcd
+// among them) have used, by program.
+func simulatorCPU(b *testing.B, p *framework.SimulatorProcess) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, pid := range p.PIDs() {
+		_, byProgram, err := framework.TreeCPUByProgram(pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for program, cpu := range byProgram {
+			out[program] += cpu
+		}
+	}
+	return out
 }
 
 // rawCreate is the physical limit: 32 workers creating kwok Nodes with

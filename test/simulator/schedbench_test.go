@@ -17,19 +17,13 @@ limitations under the License.
 package simulator_test
 
 import (
-	"cmp"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/kubernetes"
 
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
@@ -105,7 +99,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		restRate := float64(before-atRest) / float64(rest)
 		var p *framework.TestProcess
 		var r schedulingRound
-		requestsBefore := apiRequests(b, c)
+		requestsBefore := framework.APIRequests(b, c)
 		start := time.Now()
 		r.rate = framework.MeasureBinding(b, c, name, pods, func() {
 			p = framework.StartTestProcess(b, name+"-scheduler", b.TempDir(), nil, bin, append([]string{"--config=" + cfg, "--secure-port=0"}, args...)...)
@@ -114,7 +108,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		// own (start included, the same for both) and the control plane's
 		// beyond its rate at rest.
 		r.controlPlaneCPU = controlPlaneCPU() - before - time.Duration(restRate*float64(time.Since(start)))
-		r.requests = apiRequests(b, c).minus(requestsBefore)
+		r.requests = framework.APIRequests(b, c).Minus(requestsBefore)
 		var err error
 		if r.schedulerCPU, err = framework.ProcessCPU(p.PID()); err != nil {
 			b.Fatal(err)
@@ -179,71 +173,12 @@ type schedulingRound struct {
 	rss                           int64
 	schedulerCPU, controlPlaneCPU time.Duration
 	annotationBytes               int64
-	requests                      requestCounts // the API server served, from the start to the last binding
+	requests                      framework.RequestCounts // the API server served, from the start to the last binding
 }
 
 func (r schedulingRound) String(pods int) string {
 	return fmt.Sprintf("%.1f pods/s, RSS %d MiB, CPU per Pod: scheduler %.2f ms, control plane %.2f ms, annotations %d bytes per Pod, requests per Pod: %s",
-		r.rate, r.rss>>20, perPod(r.schedulerCPU, pods), perPod(r.controlPlaneCPU, pods), r.annotationBytes/int64(pods), r.requests.perPod(pods))
-}
-
-// requestCounts are the API server's apiserver_request_total, summed by
-// verb, resource and subresource: what a round made it serve, whoever asked.
-type requestCounts map[string]float64
-
-var requestTotal = regexp.MustCompile(`^apiserver_request_total\{(.*)\} (\S+)$`)
-var requestLabel = regexp.MustCompile(`(\w+)="([^"]*)"`)
-
-func apiRequests(tb testing.TB, c kubernetes.Interface) requestCounts {
-	tb.Helper()
-	data, err := c.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(framework.TimeoutContext(tb, time.Minute))
-	if err != nil {
-		tb.Fatalf("reading the API server's metrics: %v", err)
-	}
-	out := requestCounts{}
-	for line := range strings.Lines(string(data)) {
-		m := requestTotal.FindStringSubmatch(strings.TrimSpace(line))
-		if m == nil {
-			continue
-		}
-		labels := map[string]string{}
-		for _, l := range requestLabel.FindAllStringSubmatch(m[1], -1) {
-			labels[l[1]] = l[2]
-		}
-		key := labels["verb"] + " " + labels["resource"]
-		if labels["subresource"] != "" {
-			key += "/" + labels["subresource"]
-		}
-		v, err := strconv.ParseFloat(m[2], 64)
-		if err != nil {
-			tb.Fatalf("apiserver_request_total: %q: %v", line, err)
-		}
-		out[key] += v
-	}
-	return out
-}
-
-func (r requestCounts) minus(before requestCounts) requestCounts {
-	out := requestCounts{}
-	for k, v := range r {
-		if d := v - before[k]; d > 0 {
-			out[k] = d
-		}
-	}
-	return out
-}
-
-// perPod lists the requests of at least 0.05 per Pod, most first.
-func (r requestCounts) perPod(pods int) string {
-	keys := slices.Collect(maps.Keys(r))
-	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(r[b], r[a]) })
-	var parts []string
-	for _, k := range keys {
-		if n := r[k] / float64(pods); n >= 0.05 {
-			parts = append(parts, fmt.Sprintf("%s %.2f", k, n))
-		}
-	}
-	return strings.Join(parts, ", ")
+		r.rate, r.rss>>20, perPod(r.schedulerCPU, pods), perPod(r.controlPlaneCPU, pods), r.annotationBytes/int64(pods), r.requests.PerItem(pods))
 }
 
 func perPod(d time.Duration, pods int) float64 {
