@@ -28,15 +28,15 @@ import (
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
-// BenchmarkSchedulingThroughput measures, in one simulator with 5,000
-// nodes, how fast 1,000 pending Pods are bound by the stock kube-scheduler
-// of `make tools` and by sim-scheduler (which records every plugin's
-// results and publishes them as in the simulator), each started the same
-// way as a second scheduler of the cluster with all its Pods already
-// pending, and both schedulers' RSS once done, the CPU time they and
-// the control plane used per Pod, the bytes of annotations each bound Pod
-// carries and the requests per Pod the API server served meanwhile (by
-// verb and resource, from its apiserver_request_total):
+// BenchmarkSchedulingThroughput measures, in one simulator with
+// SIM_BENCH_NODES (5,000) nodes, how fast 1,000 pending Pods are bound by
+// the stock kube-scheduler of `make tools` and by sim-scheduler (which
+// records every plugin's results and publishes them as in the simulator),
+// each started the same way as a second scheduler of the cluster with all
+// its Pods already pending, and both schedulers' RSS once done, the CPU
+// time they and the control plane used per Pod, the bytes of annotations
+// each bound Pod carries and the requests per Pod the API server served
+// meanwhile (by verb and resource, from its apiserver_request_total):
 //
 //	go test ./test/simulator -run XXX -bench SchedulingThroughput -benchtime 3x -timeout 60m
 //
@@ -52,7 +52,7 @@ import (
 // benchmark's identical ones goes through a full filter and score cycle
 // instead of a hint from the previous one).
 func BenchmarkSchedulingThroughput(b *testing.B) {
-	const nodes, pods = 5000, 1000
+	nodes, pods := framework.BenchNodes(b), 1000
 	stockBin := framework.RequireBinary(b, "kube-scheduler")
 	simBin := framework.RequireBinary(b, "sim-scheduler")
 	etcdProc, etcd := framework.StartTestEtcd(b, b.TempDir(), nil, "--unsafe-no-fsync=true")
@@ -157,7 +157,7 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return float64(r.rss) / (1 << 20) }), c.name+":rss-MiB")
 		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return perPod(r.schedulerCPU, pods) }), c.name+":scheduler-cpu-ms/pod")
 		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return perPod(r.controlPlaneCPU, pods) }), c.name+":control-plane-cpu-ms/pod")
-		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return float64(r.annotationBytes) / pods }), c.name+":annotation-bytes/pod")
+		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return float64(r.annotationBytes) / float64(pods) }), c.name+":annotation-bytes/pod")
 	}
 	b.ReportMetric(median(ratios), "ratio")
 }
