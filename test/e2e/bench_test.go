@@ -436,8 +436,8 @@ func BenchmarkSimulatorPod(b *testing.B) {
 	reportPodMemory(b, "idle", podMemory(b, simulatorPod(b, last)))
 	for i, pod := range morePods {
 		m := podMemory(b, pod)
-		b.ReportMetric(mib(m.cgroup.WorkingSet), more[i]+"-pod-working-set-MiB")
-		b.ReportMetric(mib(m.total.Private), more[i]+"-pod-private-MiB")
+		b.ReportMetric(framework.MiB(m.cgroup.WorkingSet), more[i]+"-pod-working-set-MiB")
+		b.ReportMetric(framework.MiB(m.total.Private), more[i]+"-pod-private-MiB")
 	}
 	for _, name := range more {
 		if err := client.Delete(b.Context(), name, metav1.DeleteOptions{}); err != nil {
@@ -510,8 +510,6 @@ func podProcesses(b *testing.B, pod *corev1.Pod) []process {
 	return out
 }
 
-func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }
-
 // reportPodMemory reports a Pod's memory as figures of contender state: the
 // RSS and its anonymous part per program; RSS, anonymous, file-backed and
 // private (no other process maps it) in all; and, as the kubelet sees
@@ -520,14 +518,14 @@ func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }
 func reportPodMemory(b *testing.B, state string, m podMem) {
 	b.Helper()
 	for _, program := range slices.Sorted(maps.Keys(m.byProgram)) {
-		framework.ReportContender(b, state, mib(m.byProgram[program].RSS), "rss-"+program+"-MiB")
-		framework.ReportContender(b, state, mib(m.byProgram[program].Anon), "anon-"+program+"-MiB")
+		framework.ReportContender(b, state, framework.MiB(m.byProgram[program].RSS), "rss-"+program+"-MiB")
+		framework.ReportContender(b, state, framework.MiB(m.byProgram[program].Anon), "anon-"+program+"-MiB")
 	}
-	framework.ReportContender(b, state, mib(m.total.RSS), "rss-total-MiB")
-	framework.ReportContender(b, state, mib(m.total.Anon), "anon-total-MiB")
-	framework.ReportContender(b, state, mib(m.total.File), "file-total-MiB")
-	framework.ReportContender(b, state, mib(m.total.Private), "private-total-MiB")
-	framework.ReportContender(b, state, mib(m.cgroup.WorkingSet), "working-set-MiB")
-	framework.ReportContender(b, state, mib(m.cgroup.Anon), "cgroup-anon-MiB")
-	framework.ReportContender(b, state, mib(m.cgroup.File), "cgroup-file-MiB")
+	framework.ReportContender(b, state, framework.MiB(m.total.RSS), "rss-total-MiB")
+	framework.ReportContender(b, state, framework.MiB(m.total.Anon), "anon-total-MiB")
+	framework.ReportContender(b, state, framework.MiB(m.total.File), "file-total-MiB")
+	framework.ReportContender(b, state, framework.MiB(m.total.Private), "private-total-MiB")
+	framework.ReportContender(b, state, framework.MiB(m.cgroup.WorkingSet), "working-set-MiB")
+	framework.ReportContender(b, state, framework.MiB(m.cgroup.Anon), "cgroup-anon-MiB")
+	framework.ReportContender(b, state, framework.MiB(m.cgroup.File), "cgroup-file-MiB")
 }

@@ -147,7 +147,7 @@ func reportDensity(b *testing.B, ns string, n int) {
 	for _, pod := range pods {
 		ws := podMemory(b, pod).cgroup.WorkingSet
 		workingSet += ws
-		most = max(most, mib(ws))
+		most = max(most, framework.MiB(ws))
 	}
 	b.ReportMetric(float64(n), "simulators")
 	b.ReportMetric(millicores, "idle-millicores-total")
@@ -163,11 +163,11 @@ func reportDensity(b *testing.B, ns string, n int) {
 		parts = append(parts, fmt.Sprintf("%s %.1f", program, mc))
 	}
 	b.Logf("idle millicores per simulator by program: %s", strings.Join(parts, ", "))
-	b.ReportMetric(mib(workingSet), "working-set-total-MiB")
-	b.ReportMetric(mib(workingSet)/float64(n), "working-set-per-simulator-MiB")
+	b.ReportMetric(framework.MiB(workingSet), "working-set-total-MiB")
+	b.ReportMetric(framework.MiB(workingSet)/float64(n), "working-set-per-simulator-MiB")
 	b.ReportMetric(most, "working-set-largest-MiB")
 	b.Logf("%d idle simulators: %.0f millicores over %v (%.1f each; the machine %.0f), working set %.0f MiB (%.0f each, largest %.0f)",
-		n, millicores, densityCPUWindow, millicores/float64(n), machine, mib(workingSet), mib(workingSet)/float64(n), most)
+		n, millicores, densityCPUWindow, millicores/float64(n), machine, framework.MiB(workingSet), framework.MiB(workingSet)/float64(n), most)
 }
 
 // podsCPU is the CPU time the containers of pods have used.

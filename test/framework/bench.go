@@ -188,13 +188,42 @@ func BenchNodes(b *testing.B) int {
 // env if set, else def; one below least fails the benchmark.
 func BenchCount(b *testing.B, env string, def, least int) int {
 	b.Helper()
+	return BenchCounts(b, env, []int{def}, least)[0]
+}
+
+// BenchCounts is BenchCount for a comma-separated list of counts, e.g.
+// sizes to measure one after the other.
+func BenchCounts(b *testing.B, env string, def []int, least int) []int {
+	b.Helper()
 	v := os.Getenv(env)
 	if v == "" {
 		return def
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < least {
-		b.Fatalf("%s=%q: want a number of at least %d", env, v, least)
+	var counts []int
+	for _, field := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || n < least {
+			b.Fatalf("%s=%q: want numbers of at least %d, comma-separated", env, v, least)
+		}
+		counts = append(counts, n)
 	}
-	return n
+	return counts
 }
+
+// Median is the middle of xs, or the mean of its two middle values.
+func Median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// MsPer is d in milliseconds per one of n, e.g. CPU time per Pod.
+func MsPer(d time.Duration, n int) float64 {
+	return float64(d) / float64(time.Millisecond) / float64(n)
+}
+
+// MiB is bytes in MiB.
+func MiB(bytes int64) float64 { return float64(bytes) / (1 << 20) }

@@ -75,3 +75,31 @@ func TestAlternate(t *testing.T) {
 		}
 	}
 }
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []float64
+		want float64
+	}{
+		{[]float64{3}, 3},
+		{[]float64{5, 1, 3}, 3},
+		{[]float64{4, 1}, 2.5},
+		{[]float64{9, 1, 2, 4}, 3},
+	} {
+		if got := Median(tc.xs); got != tc.want {
+			t.Errorf("Median(%v) = %v, want %v", tc.xs, got, tc.want)
+		}
+	}
+}
+
+func TestBenchCounts(t *testing.T) {
+	b := &testing.B{}
+	t.Setenv("SIM_TEST_COUNTS", " 1000,5000 ,20000")
+	if got, want := BenchCounts(b, "SIM_TEST_COUNTS", []int{1}, 1), []int{1000, 5000, 20000}; !cmp.Equal(got, want) {
+		t.Errorf("BenchCounts = %v, want %v", got, want)
+	}
+	t.Setenv("SIM_TEST_COUNTS", "")
+	if got, want := BenchCounts(b, "SIM_TEST_COUNTS", []int{7, 8}, 1), []int{7, 8}; !cmp.Equal(got, want) {
+		t.Errorf("BenchCounts unset = %v, want %v", got, want)
+	}
+}

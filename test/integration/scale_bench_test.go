@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +54,7 @@ import (
 //
 //	SIM_BENCH_SCALE=1000 go test ./test/integration -run '^$' -bench Scale -benchtime 1x -timeout 90m
 func BenchmarkScale(b *testing.B) {
-	sizes := benchSizes(b, "SIM_BENCH_SCALE", []int{1000, 5000, 20000})
+	sizes := framework.BenchCounts(b, "SIM_BENCH_SCALE", []int{1000, 5000, 20000}, 1)
 	pods := framework.BenchCount(b, "SIM_BENCH_SCALE_PODS", 2000, 2)
 	stockBin := framework.RequireBinary(b, "kube-scheduler")
 	simBin := framework.RequireBinary(b, "sim-scheduler")
@@ -83,11 +82,11 @@ func BenchmarkScale(b *testing.B) {
 			{float64(n) / f.nodepool.Seconds(), "nodepool-nodes/s"},
 			{float64(n) / f.kwokctl.Seconds(), "kwokctl-nodes/s"},
 			{f.kwokctl.Seconds() / f.nodepool.Seconds(), "nodepool-over-kwokctl"},
-			{mib(f.apiserver.RSS), "kube-apiserver-rss-MiB"},
-			{mib(f.total.RSS), "simulator-rss-MiB"},
-			{f.listDirect.Seconds(), "get-nodes-direct-s"},
-			{f.listProxy.Seconds(), "get-nodes-proxy-s"},
-			{f.listProxy.Seconds() / f.listDirect.Seconds(), "get-nodes-proxy-over-direct"},
+			{framework.MiB(f.apiserver.RSS), "kube-apiserver-rss-MiB"},
+			{framework.MiB(f.total.RSS), "simulator-rss-MiB"},
+			{f.listDirect, "get-nodes-direct-s"},
+			{f.listProxy, "get-nodes-proxy-s"},
+			{f.listProxy / f.listDirect, "get-nodes-proxy-over-direct"},
 			{f.simRate, "sim-scheduler-pods/s"},
 			{f.stockRate, "stock-pods/s"},
 			{f.simRate / f.stockRate, "scheduling-ratio"},
@@ -111,7 +110,7 @@ func BenchmarkScale(b *testing.B) {
 type scaleFigures struct {
 	nodepool, kwokctl     time.Duration
 	apiserver, total      framework.Memory
-	listDirect, listProxy time.Duration
+	listDirect, listProxy float64 // seconds
 	simRate, stockRate    float64
 	resultBytes           float64
 }
@@ -134,8 +133,8 @@ func measureAtScale(b *testing.B, ns, name string, p *framework.SimulatorProcess
 	}
 
 	direct, proxy := fetchKubeconfig(b, ns, name, "?mode=direct"), fetchKubeconfig(b, ns, name, "")
-	var directTimes, proxyTimes []time.Duration
-	getNodes := func(kubeconfig string) time.Duration {
+	var directTimes, proxyTimes []float64
+	getNodes := func(kubeconfig string) float64 {
 		start := time.Now()
 		out, err := kubectl(b, kubeconfig, "get", "nodes", "--no-headers")
 		if err != nil {
@@ -145,13 +144,13 @@ func measureAtScale(b *testing.B, ns, name string, p *framework.SimulatorProcess
 		if lines := strings.Count(out, "\n"); lines < nodes {
 			b.Fatalf("kubectl get nodes listed %d Nodes, want %d", lines, nodes)
 		}
-		return took
+		return took.Seconds()
 	}
 	for range 3 {
 		directTimes = append(directTimes, getNodes(direct))
 		proxyTimes = append(proxyTimes, getNodes(proxy))
 	}
-	f.listDirect, f.listProxy = medianDuration(directTimes), medianDuration(proxyTimes)
+	f.listDirect, f.listProxy = framework.Median(directTimes), framework.Median(proxyTimes)
 
 	// Both schedulers as a second scheduler of the simulator, with a
 	// profile of their own; its own scheduler idles.
@@ -177,9 +176,9 @@ func measureAtScale(b *testing.B, ns, name string, p *framework.SimulatorProcess
 		if err != nil {
 			b.Fatal(err)
 		}
-		parts := []string{fmt.Sprintf("the scheduler %.2f", perPod(schedulerCPU, pods))}
+		parts := []string{fmt.Sprintf("the scheduler %.2f", framework.MsPer(schedulerCPU, pods))}
 		for _, program := range slices.Sorted(maps.Keys(cpu)) {
-			parts = append(parts, fmt.Sprintf("%s %.2f", program, perPod(cpu[program]-cpuBefore[program], pods)))
+			parts = append(parts, fmt.Sprintf("%s %.2f", program, framework.MsPer(cpu[program]-cpuBefore[program], pods)))
 		}
 		b.Logf("%s, %s: %.1f Pods bound a second; CPU ms per Pod: %s", name, contender, rate, strings.Join(parts, ", "))
 		proc.Stop(b, 30*time.Second)
@@ -190,7 +189,7 @@ func measureAtScale(b *testing.B, ns, name string, p *framework.SimulatorProcess
 	// Each twice, in the order A B B A, so that a machine getting busier
 	// or idler favours neither: one pair among 20,000 Nodes gave 0.79×
 	// where the two schedulers' CPU per Pod differed by 2%
-	// (BenchmarkSchedulingThroughput). A rate is the mean of its two.
+	// (BenchmarkSchedulingThroughput). A rate is the mean of its two (their median).
 	var simRates, stockRates []float64
 	sim := func() {
 		rate, bytes := schedule("sim-scheduler", simBin, "--results-dir="+filepath.Join(b.TempDir(), "results"))
@@ -212,46 +211,9 @@ func measureAtScale(b *testing.B, ns, name string, p *framework.SimulatorProcess
 		sim()
 		stock()
 	}
-	f.simRate, f.stockRate = mean(simRates), mean(stockRates)
-	b.Logf("%s: %d Nodes Ready: kube-apiserver RSS %d MiB (the simulator's %d); kubectl get nodes direct %v, through simulators/proxy %v; %d Pods bound at %.1f/s by sim-scheduler (%.0f annotation bytes each), %.1f/s by the stock kube-scheduler",
-		name, nodes, f.apiserver.RSS>>20, f.total.RSS>>20, f.listDirect.Round(time.Millisecond), f.listProxy.Round(time.Millisecond),
+	f.simRate, f.stockRate = framework.Median(simRates), framework.Median(stockRates)
+	b.Logf("%s: %d Nodes Ready: kube-apiserver RSS %d MiB (the simulator's %d); kubectl get nodes direct %.2f s, through simulators/proxy %.2f s; %d Pods bound at %.1f/s by sim-scheduler (%.0f annotation bytes each), %.1f/s by the stock kube-scheduler",
+		name, nodes, f.apiserver.RSS>>20, f.total.RSS>>20, f.listDirect, f.listProxy,
 		pods, f.simRate, f.resultBytes, f.stockRate)
 	return f
 }
-
-// benchSizes reads a comma-separated list of counts from env, else def.
-func benchSizes(b *testing.B, env string, def []int) []int {
-	v := os.Getenv(env)
-	if v == "" {
-		return def
-	}
-	var sizes []int
-	for _, s := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			b.Fatalf("%s: %q is not a list of counts", env, v)
-		}
-		sizes = append(sizes, n)
-	}
-	return sizes
-}
-
-func medianDuration(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func perPod(d time.Duration, pods int) float64 {
-	return float64(d) / float64(time.Millisecond) / float64(pods)
-}
-
-func mean(xs []float64) float64 {
-	sum := 0.0
-	for _, x := range xs {
-		sum += x
-	}
-	return sum / float64(len(xs))
-}
-
-func mib(n int64) float64 { return float64(n) / (1 << 20) }

@@ -113,11 +113,11 @@ func BenchmarkStartToReady(b *testing.B) {
 			var parts []string
 			for _, name := range slices.Sorted(maps.Keys(byName)) {
 				m := byName[name]
-				add("rss-"+name+"-MiB", mib(m.RSS))
-				add("anon-"+name+"-MiB", mib(m.Anon))
+				add("rss-"+name+"-MiB", framework.MiB(m.RSS))
+				add("anon-"+name+"-MiB", framework.MiB(m.Anon))
 				parts = append(parts, fmt.Sprintf("%s %d (anon %d)", name, m.RSS>>20, m.Anon>>20))
 			}
-			add("file-total-MiB", mib(byName["total"].File))
+			add("file-total-MiB", framework.MiB(byName["total"].File))
 			var cpuParts []string
 			used := cpuUsed(cpuBefore, cpuAfter)
 			for _, name := range slices.Sorted(maps.Keys(used)) {
@@ -139,15 +139,13 @@ func BenchmarkStartToReady(b *testing.B) {
 	for name, units := range figures {
 		for unit, values := range units {
 			if name == "" {
-				b.ReportMetric(median(values), unit)
+				b.ReportMetric(framework.Median(values), unit)
 			} else {
-				framework.ReportContender(b, name, median(values), unit)
+				framework.ReportContender(b, name, framework.Median(values), unit)
 			}
 		}
 	}
 }
-
-func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }
 
 // cpuByProgram is the CPU time the simulator's processes and its etcd have
 // used, by program and in all ("total").

@@ -124,11 +124,11 @@ func BenchmarkScenarioReplay(b *testing.B) {
 		sim.Stop(b, time.Minute)
 	}
 	b.StopTimer()
-	b.ReportMetric(median(p99s), "lag-p99-ms")
-	b.ReportMetric(median(maxes), "lag-max-ms")
-	b.ReportMetric(median(lates), "late-events")
-	b.ReportMetric(median(scheduled), "pods-scheduled")
+	b.ReportMetric(framework.Median(p99s), "lag-p99-ms")
+	b.ReportMetric(framework.Median(maxes), "lag-max-ms")
+	b.ReportMetric(framework.Median(lates), "late-events")
+	b.ReportMetric(framework.Median(scheduled), "pods-scheduled")
 	for name, values := range cpu {
-		b.ReportMetric(median(values), "cpu-"+name+"-s")
+		b.ReportMetric(framework.Median(values), "cpu-"+name+"-s")
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,11 +154,11 @@ func BenchmarkSchedulingThroughput(b *testing.B) {
 	}{{"stock", stockRounds}, {"sim-scheduler", simRounds}} {
 		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return r.rate }), c.name+":pods/s")
 		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return float64(r.rss) / (1 << 20) }), c.name+":rss-MiB")
-		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return perPod(r.schedulerCPU, pods) }), c.name+":scheduler-cpu-ms/pod")
-		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return perPod(r.controlPlaneCPU, pods) }), c.name+":control-plane-cpu-ms/pod")
+		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return framework.MsPer(r.schedulerCPU, pods) }), c.name+":scheduler-cpu-ms/pod")
+		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return framework.MsPer(r.controlPlaneCPU, pods) }), c.name+":control-plane-cpu-ms/pod")
 		b.ReportMetric(medianOf(c.rounds, func(r schedulingRound) float64 { return float64(r.annotationBytes) / float64(pods) }), c.name+":annotation-bytes/pod")
 	}
-	b.ReportMetric(median(ratios), "ratio")
+	b.ReportMetric(framework.Median(ratios), "ratio")
 }
 
 // schedulingRound is what one scheduler took to bind the Pods: their rate,
@@ -178,11 +177,7 @@ type schedulingRound struct {
 
 func (r schedulingRound) String(pods int) string {
 	return fmt.Sprintf("%.1f pods/s, RSS %d MiB, CPU per Pod: scheduler %.2f ms, control plane %.2f ms, annotations %d bytes per Pod, requests per Pod: %s",
-		r.rate, r.rss>>20, perPod(r.schedulerCPU, pods), perPod(r.controlPlaneCPU, pods), r.annotationBytes/int64(pods), r.requests.PerItem(pods))
-}
-
-func perPod(d time.Duration, pods int) float64 {
-	return float64(d) / float64(time.Millisecond) / float64(pods)
+		r.rate, r.rss>>20, framework.MsPer(r.schedulerCPU, pods), framework.MsPer(r.controlPlaneCPU, pods), r.annotationBytes/int64(pods), r.requests.PerItem(pods))
 }
 
 func medianOf[T any](xs []T, f func(T) float64) float64 {
@@ -190,14 +185,5 @@ func medianOf[T any](xs []T, f func(T) float64) float64 {
 	for i, x := range xs {
 		v[i] = f(x)
 	}
-	return median(v)
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return framework.Median(v)
 }

@@ -107,11 +107,11 @@ func BenchmarkSourceImport(b *testing.B) {
 		raw.Stop(b, time.Minute)
 	}
 	b.StopTimer()
-	m := median(imports)
+	m := framework.Median(imports)
 	b.ReportMetric(m, "import-s")
 	b.ReportMetric(objects/m, "objects/s")
 	b.ReportMetric(objects/m/400, "vs-400qps")
-	b.ReportMetric(median(raws)/m, "vs-raw-loop")
+	b.ReportMetric(framework.Median(raws)/m, "vs-raw-loop")
 }
 
 // fillSource starts a source simulator holding nodes Nodes and pods Pods
