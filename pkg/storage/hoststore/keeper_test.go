@@ -226,6 +226,9 @@ func TestRecordTampering(t *testing.T) {
 		if err != nil || cm.Labels["team"] != "x" || cm.Labels[LabelName] != "deleted" {
 			t.Errorf("restored record %v: %v, want it labelled as before", cm.Labels, err)
 		}
+		// The Event follows the write: the record can be read back first.
+		poll("the loss to be told", func() bool { return len(eventsOf("deleted")) > 0 })
+		settled()
 		if diff := cmp.Diff([]event{{"simulators.sim.x-k8s.io a/deleted", "uid-deleted", corev1.EventTypeWarning, ReasonRecordLost}}, eventsOf("deleted")); diff != "" {
 			t.Errorf("events (-want +got):\n%s", diff)
 		}
