@@ -95,6 +95,7 @@ func newCommand(registryOptions ...app.Option) *cobra.Command {
 		cmd.Flags().AddFlagSet(f)
 	}
 	cliflag.SetUsageAndHelpFunc(cmd, *nfs, 0)
+	cmd.AddCommand(newControlPlaneCommand(registryOptions...))
 	return cmd
 }
 
@@ -107,13 +108,11 @@ func run(cmd *cobra.Command, opts *options.Options, results *resultOptions, regi
 		return err
 	}
 	cliflag.PrintFlags(cmd.Flags())
-	if opts.InformerName == nil {
-		name, err := cache.NewInformerName("kube-scheduler")
-		if err != nil {
-			return err
-		}
-		opts.InformerName = name
+	name, err := cache.NewInformerName("kube-scheduler")
+	if err != nil {
+		return err
 	}
+	defer name.Release()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -121,10 +120,25 @@ func run(cmd *cobra.Command, opts *options.Options, results *resultOptions, regi
 		<-server.SetupSignalHandler()
 		cancel()
 	}()
+	fg.(featuregate.MutableFeatureGate).AddMetrics()
+	opts.ComponentGlobalsRegistry.AddMetrics()
+	return runScheduler(ctx, opts, results, name, registryOptions...)
+}
 
+// runScheduler sets the scheduler up with the recorder in between and runs
+// it until ctx is done.
+func runScheduler(ctx context.Context, opts *options.Options, results *resultOptions, name *cache.InformerName, registryOptions ...app.Option) error {
+	if opts.InformerName == nil {
+		opts.InformerName = name
+	}
 	cc, sched, err := app.Setup(ctx, opts, registryOptions...)
 	if err != nil {
 		return err
+	}
+	// Serving closes the listener Setup opened once ctx is done; one never
+	// served would keep the port from the next start in the process.
+	if l := cc.SecureServing; l != nil && l.Listener != nil {
+		defer func() { _ = l.Listener.Close() }()
 	}
 	store, err := sink.NewStore(results.dir, results.maxBytes)
 	if err != nil {
@@ -142,8 +156,5 @@ func run(cmd *cobra.Command, opts *options.Options, results *resultOptions, regi
 	}
 	go s.Run(ctx, results.workers)
 	klog.FromContext(ctx).Info("Recording scheduling results", "dir", results.dir)
-
-	fg.(featuregate.MutableFeatureGate).AddMetrics()
-	opts.ComponentGlobalsRegistry.AddMetrics()
 	return app.Run(ctx, cc, sched)
 }

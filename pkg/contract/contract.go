@@ -43,6 +43,7 @@ const (
 	EnvBindAddress      = "SIMULATOR_BIND_ADDRESS"
 	EnvAdvertiseAddress = "SIMULATOR_ADVERTISE_ADDRESS"
 	EnvTerminationLog   = "SIMULATOR_TERMINATION_MESSAGE_PATH"
+	EnvSharedRuntime    = "SIMULATOR_SHARED_RUNTIME"
 )
 
 // Ports inside a simulator Pod. The first two are the KEP-159 defaults of

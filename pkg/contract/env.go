@@ -48,6 +48,9 @@ type Environment struct {
 	BindAddress            string
 	AdvertiseAddress       string
 	TerminationMessagePath string
+	// SharedRuntime runs kube-apiserver, kube-controller-manager, kwok and
+	// sim-scheduler in one process (sim-scheduler control-plane).
+	SharedRuntime bool
 }
 
 // Var is one environment variable.
@@ -89,6 +92,9 @@ func (e Environment) Vars() []Var {
 	str(EnvBindAddress, e.BindAddress)
 	str(EnvAdvertiseAddress, e.AdvertiseAddress)
 	str(EnvTerminationLog, e.TerminationMessagePath)
+	if e.SharedRuntime {
+		str(EnvSharedRuntime, "true")
+	}
 	return out
 }
 

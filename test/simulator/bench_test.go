@@ -46,6 +46,12 @@ import (
 // over the idle time's second half (millicores-PROGRAM, millicores-total):
 // what an idle simulator costs its node.
 //
+// Its contenders are the simulator as shipped ("separate": kube-apiserver,
+// kube-controller-manager, kwok and sim-scheduler each a process) and with
+// the four in one process ("shared", SIMULATOR_SHARED_RUNTIME=true; the
+// process is sim-scheduler's binary, so its figures are sim-scheduler's),
+// one after the other in an order that rotates.
+//
 // SIM_BENCH_BIN_DIRS=NAME=DIR,NAME=DIR,... compares variants of the
 // children (flags, environment, builds) as contenders: each iteration runs
 // one simulator per directory, one after the other in an order that
@@ -58,8 +64,11 @@ import (
 func BenchmarkStartToReady(b *testing.B) {
 	bins := framework.RequireBinaries(b)
 	idle := framework.BenchIdle(b, time.Minute)
-	type variant struct{ name, dir string }
-	variants := []variant{{"", bins}}
+	type variant struct {
+		name, dir string
+		env       []string
+	}
+	variants := []variant{{"separate", bins, nil}, {"shared", bins, contract.Environment{SharedRuntime: true}.Strings()}}
 	if v := os.Getenv("SIM_BENCH_BIN_DIRS"); v != "" {
 		variants = nil
 		for _, pair := range strings.Split(v, ",") {
@@ -67,7 +76,7 @@ func BenchmarkStartToReady(b *testing.B) {
 			if !ok || name == "" || dir == "" {
 				b.Fatalf("SIM_BENCH_BIN_DIRS: %q is not NAME=DIR", pair)
 			}
-			variants = append(variants, variant{name, dir})
+			variants = append(variants, variant{name, dir, nil})
 		}
 	}
 	// figures[variant][unit] are the runs' values.
@@ -80,7 +89,7 @@ func BenchmarkStartToReady(b *testing.B) {
 			etcd, etcdURL := framework.StartTestEtcdBinary(b, filepath.Join(v.dir, "etcd"), b.TempDir(), nil, contract.EtcdFlags()...)
 			b.StartTimer()
 			sim := framework.StartStandaloneSimulator(b, etcdURL, fmt.Sprintf("/simulators/bench/%d/%d/%d", b.N, i, j),
-				contract.Environment{BinDir: v.dir}.Strings()...)
+				append(contract.Environment{BinDir: v.dir}.Strings(), v.env...)...)
 			d := sim.WaitReady(b, 2*time.Minute)
 			b.StopTimer()
 			// The state measured: idle. Its CPU is read over the second
@@ -138,11 +147,7 @@ func BenchmarkStartToReady(b *testing.B) {
 	b.StopTimer()
 	for name, units := range figures {
 		for unit, values := range units {
-			if name == "" {
-				b.ReportMetric(framework.Median(values), unit)
-			} else {
-				framework.ReportContender(b, name, framework.Median(values), unit)
-			}
+			framework.ReportContender(b, name, framework.Median(values), unit)
 		}
 	}
 }

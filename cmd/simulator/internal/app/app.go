@@ -37,6 +37,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -168,7 +169,7 @@ func Run(ctx context.Context, o *config.Options) error {
 	// bootstrap policy exists) and the configuration is checked: its own
 	// start then overlaps kube-apiserver's post-start hooks (issue 13). A
 	// refused configuration ends Run.
-	waitForConfigAndAPIServing := func(ctx context.Context) error {
+	waitForConfig := func(ctx context.Context) error {
 		select {
 		case <-configChecked:
 		case <-ctx.Done():
@@ -177,19 +178,45 @@ func Run(ctx context.Context, o *config.Options) error {
 		if store.Effective() == nil {
 			return errors.New("the scheduler configuration was refused")
 		}
+		return nil
+	}
+	waitForConfigAndAPIServing := func(ctx context.Context) error {
+		if err := waitForConfig(ctx); err != nil {
+			return err
+		}
 		return wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 			return probeClient.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error() == nil, nil
 		})
 	}
 	etcdListening := func(ctx context.Context) error { return etcdprobe.Listening(ctx, o) }
-	apiserver := supervisor.New(controlplane.KubeAPIServerSpec(o, bins.KubeAPIServer), supervisor.Options{
-		BeforeStart: func(ctx context.Context) error { return waitForEtcd(ctx, etcdListening, etcdStartWait) },
-	})
-	scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForConfigAndAPIServing})
-	schedConfig.scheduler = scheduler
-	kwok := supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer})
-	controllers := supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout), supervisor.Options{BeforeStart: waitForAPIServer})
-	children := []*supervisor.Process{apiserver, scheduler, kwok, controllers}
+	waitForEtcdListening := func(ctx context.Context) error { return waitForEtcd(ctx, etcdListening, etcdStartWait) }
+	// apiserver is the child kube-apiserver runs in; clients are the
+	// others, which stop first.
+	var apiserver *supervisor.Process
+	var clients []*supervisor.Process
+	if o.SharedRuntime {
+		// One child: sim-scheduler starts in it with kube-apiserver, so
+		// the configuration is checked first.
+		apiserver = supervisor.New(controlplane.SharedRuntimeSpec(o, bins, layout), supervisor.Options{
+			BeforeStart: func(ctx context.Context) error {
+				if err := waitForConfig(ctx); err != nil {
+					return err
+				}
+				return waitForEtcdListening(ctx)
+			},
+		})
+		schedConfig.scheduler = hangup{apiserver}
+	} else {
+		apiserver = supervisor.New(controlplane.KubeAPIServerSpec(o, bins.KubeAPIServer), supervisor.Options{BeforeStart: waitForEtcdListening})
+		scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForConfigAndAPIServing})
+		schedConfig.scheduler = scheduler
+		clients = []*supervisor.Process{
+			scheduler,
+			supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer}),
+			supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout), supervisor.Options{BeforeStart: waitForAPIServer}),
+		}
+	}
+	children := append([]*supervisor.Process{apiserver}, clients...)
 	var serverDone, clientsDone sync.WaitGroup
 
 	origins, err := config.CompileOrigins(o.CORSAllowedOrigins)
@@ -306,7 +333,7 @@ func Run(ctx context.Context, o *config.Options) error {
 			seeded.Store(true)
 		}
 	}()
-	for _, c := range []*supervisor.Process{scheduler, kwok, controllers} {
+	for _, c := range clients {
 		clientsDone.Go(func() { c.Run(clientsCtx) })
 	}
 	// The sandbox's binding is made as soon as kube-apiserver serves (its
@@ -516,11 +543,21 @@ func logWhenReady(ctx context.Context, start time.Time, checks []server.Check, l
 	}
 }
 
+// restarter restarts the scheduler.
+type restarter interface{ Restart() }
+
+// hangup restarts the scheduler of a shared runtime, which restarts it in
+// its process on SIGHUP. A runtime not running reads the configuration
+// when it starts.
+type hangup struct{ p *supervisor.Process }
+
+func (h hangup) Restart() { _ = h.p.Signal(syscall.SIGHUP) }
+
 // schedulerConfig updates the scheduler configuration and restarts
 // kube-scheduler with it.
 type schedulerConfig struct {
 	store     *schedconfig.Store
-	scheduler *supervisor.Process
+	scheduler restarter
 	// initial is the simulator's own configuration (its spec's; nil for
 	// the default), which Restore puts back.
 	initial []byte

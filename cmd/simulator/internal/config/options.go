@@ -81,6 +81,10 @@ type Options struct {
 	// Source is the cluster the simulator mirrors (spec.source); nil for
 	// none. Only the environment sets it: the server decides it.
 	Source *contract.Source
+	// SharedRuntime runs kube-apiserver, kube-controller-manager, kwok and
+	// sim-scheduler as one process (sim-scheduler control-plane) instead
+	// of four.
+	SharedRuntime bool
 }
 
 // NewOptions returns the defaults.
@@ -115,6 +119,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.KwokPort, "kwok-port", o.KwokPort, "kwok controller's server port on 127.0.0.1; 0 disables it (env "+contract.EnvKwokPort+").")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "Address the inner kube-apiserver and the simulator server listen on (env "+contract.EnvBindAddress+").")
 	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "Advertised address of the inner kube-apiserver (env "+contract.EnvAdvertiseAddress+").")
+	fs.BoolVar(&o.SharedRuntime, "shared-runtime", o.SharedRuntime, "Run kube-apiserver, kube-controller-manager, kwok and sim-scheduler as one process (env "+contract.EnvSharedRuntime+"=true).")
 	fs.StringVar(&o.TerminationMessagePath, "termination-message-path", o.TerminationMessagePath, "File that receives why the simulator ended, written only if it exists (env "+contract.EnvTerminationLog+").")
 }
 
@@ -167,6 +172,13 @@ func (o *Options) ApplyEnv(lookup func(string) (string, bool)) error {
 		if v, ok := get(s.name); ok {
 			*s.dst = v
 		}
+	}
+	if v, ok := get(contract.EnvSharedRuntime); ok {
+		shared, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: not true or false", contract.EnvSharedRuntime, v))
+		}
+		o.SharedRuntime = shared
 	}
 	if v, ok := get(contract.EnvCORSAllowedOriginList); ok {
 		o.CORSAllowedOrigins = strings.Split(v, ",")

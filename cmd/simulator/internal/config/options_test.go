@@ -83,8 +83,10 @@ func TestOptionsFromFlagsAndEnv(t *testing.T) {
 				contract.EnvKwokPort:         "0",
 				contract.EnvBindAddress:      "127.0.0.1",
 				contract.EnvAdvertiseAddress: "10.1.2.3",
+				contract.EnvSharedRuntime:    "true",
 			},
 			want: defaults(func(o *Options) {
+				o.SharedRuntime = true
 				o.CredentialsDir = "/creds"
 				o.EtcdPrefix = "/simulators/ns/name/uid"
 				o.BinDir, o.DataDir = "/bin", "/data"
@@ -109,6 +111,11 @@ func TestOptionsFromFlagsAndEnv(t *testing.T) {
 				o.KubeAPIPort, o.Port = 6000, 5001
 				o.EtcdURL = "http://b:2379"
 			}),
+		},
+		{
+			name:    "shared runtime not a boolean",
+			env:     map[string]string{contract.EnvEtcdURL: "http://e:2379", contract.EnvSharedRuntime: "yes please"},
+			wantErr: `SIMULATOR_SHARED_RUNTIME="yes please": not true or false`,
 		},
 		{
 			name:    "port not a number",
@@ -319,6 +326,7 @@ func TestEnvironmentRoundTrip(t *testing.T) {
 		BindAddress:            "127.0.0.1",
 		AdvertiseAddress:       "10.1.2.3",
 		TerminationMessagePath: "/termination-log",
+		SharedRuntime:          true,
 		Source:                 &contract.Source{Mode: contract.SourceModeOnce, Dir: "/source", Namespaces: []string{"a"}, LabelSelector: "x=y", QPS: 7, Workloads: true},
 	}
 	v := reflect.ValueOf(env)
@@ -342,7 +350,7 @@ func TestEnvironmentRoundTrip(t *testing.T) {
 		CORSAllowedOrigins: o.CORSAllowedOrigins, EtcdTLSDir: o.EtcdTLSDir, BinDir: o.BinDir,
 		DataDir: o.DataDir, SchedulerPort: o.SchedulerPort, KwokPort: o.KwokPort,
 		BindAddress: o.BindAddress, AdvertiseAddress: o.AdvertiseAddress,
-		TerminationMessagePath: o.TerminationMessagePath, Source: o.Source,
+		TerminationMessagePath: o.TerminationMessagePath, Source: o.Source, SharedRuntime: o.SharedRuntime,
 	}
 	if diff := cmp.Diff(env, got); diff != "" {
 		t.Errorf("the simulator read back (-written +read):\n%s", diff)

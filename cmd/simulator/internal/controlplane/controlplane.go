@@ -364,3 +364,33 @@ func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
 	}
 	return supervisor.Spec{Name: Kwok, Path: bin, Args: args}
 }
+
+// SharedRuntime is the name of the one child that runs kube-apiserver,
+// kube-controller-manager, kwok and sim-scheduler in one process.
+const SharedRuntime = "control-plane"
+
+// SharedRuntimeSpec runs kube-apiserver, kube-controller-manager, kwok and
+// sim-scheduler in one process, `sim-scheduler control-plane`, each with the
+// arguments its own child would have: one Go runtime rather than four
+// (issue 37: an idle simulator's memory and CPU). sim-scheduler restarts
+// on SIGHUP, in the process; the others restart in it when they return,
+// and with it when one ends it.
+func SharedRuntimeSpec(o *config.Options, bins Binaries, l Layout) supervisor.Spec {
+	args := []string{"control-plane"}
+	for i, c := range []struct {
+		name string
+		spec supervisor.Spec
+	}{
+		{KubeAPIServer, KubeAPIServerSpec(o, bins.KubeAPIServer)},
+		{KubeControllerManager, KubeControllerManagerSpec(o, bins.KubeControllerManager, l)},
+		{Kwok, KwokSpec(o, bins.Kwok, l)},
+		{SimScheduler, KubeSchedulerSpec(o, bins.KubeScheduler, l)},
+	} {
+		if i > 0 {
+			args = append(args, "---")
+		}
+		args = append(args, c.name)
+		args = append(args, c.spec.Args...)
+	}
+	return supervisor.Spec{Name: SharedRuntime, Path: bins.KubeScheduler, Args: args, Env: []string{lowMemoryGC}}
+}

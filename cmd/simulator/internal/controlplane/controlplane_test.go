@@ -207,6 +207,29 @@ func TestKubeControllerManagerSpec(t *testing.T) {
 	}
 }
 
+// TestSharedRuntimeSpec: one sim-scheduler control-plane process, each
+// component with the arguments of its own child.
+func TestSharedRuntimeSpec(t *testing.T) {
+	o, l := options(nil), Layout{Dir: "/data"}
+	bins := Binaries{KubeAPIServer: "/bin/kube-apiserver", KubeScheduler: "/bin/sim-scheduler", KubeControllerManager: "/bin/kcm", Kwok: "/bin/kwok"}
+	spec := SharedRuntimeSpec(o, bins, l)
+	if spec.Path != "/bin/sim-scheduler" || spec.Name != SharedRuntime || !slices.Contains(spec.Env, "GOGC=50") {
+		t.Errorf("spec %s %s %v, want control-plane /bin/sim-scheduler with GOGC=50", spec.Name, spec.Path, spec.Env)
+	}
+	var want []string
+	want = append(want, "control-plane", KubeAPIServer)
+	want = append(want, KubeAPIServerSpec(o, "").Args...)
+	want = append(want, "---", KubeControllerManager)
+	want = append(want, KubeControllerManagerSpec(o, "", l).Args...)
+	want = append(want, "---", Kwok)
+	want = append(want, KwokSpec(o, "", l).Args...)
+	want = append(want, "---", SimScheduler)
+	want = append(want, KubeSchedulerSpec(o, "", l).Args...)
+	if diff := cmp.Diff(want, spec.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+}
+
 func TestWriteFiles(t *testing.T) {
 	l := Layout{Dir: t.TempDir()}
 	o := options(func(o *config.Options) { o.KubeAPIPort = 4444 })

@@ -117,6 +117,17 @@ func (p *Process) Restart() {
 	}
 }
 
+// Signal sends sig to the running child; an error if none runs.
+func (p *Process) Signal(sig syscall.Signal) error {
+	p.mu.Lock()
+	pid := p.status.PID
+	p.mu.Unlock()
+	if pid == 0 {
+		return fmt.Errorf("%s is not running", p.spec.Name)
+	}
+	return syscall.Kill(pid, sig)
+}
+
 // Run keeps the child running until ctx is cancelled, then stops it and
 // returns. Call it once.
 func (p *Process) Run(ctx context.Context) {

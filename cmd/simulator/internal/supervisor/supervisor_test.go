@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -304,6 +305,32 @@ func TestRestartOnRequest(t *testing.T) {
 	}
 	if !strings.Contains(st.LastExit, "signal: terminated") {
 		t.Errorf("LastExit = %q, want the old child terminated by SIGTERM", st.LastExit)
+	}
+}
+
+// TestSignal: the running child gets the signal and stays the same child
+// (a shared runtime restarts its scheduler on SIGHUP); none running, an
+// error.
+func TestSignal(t *testing.T) {
+	requireLinux(t)
+	var out syncBuffer
+	got := filepath.Join(t.TempDir(), "got")
+	script := `trap 'echo hup > "$1"' HUP; while :; do sleep 0.05; done`
+	p := New(Spec{Name: "listener", Path: "/bin/sh", Args: []string{"-c", script, "sh", got}}, fastOptions(&out))
+	if err := p.Signal(syscall.SIGHUP); err == nil {
+		t.Error("Signal before any start: no error")
+	}
+	run(t, p)
+	waitUntil(t, "start", func() bool { return p.Status().PID != 0 })
+	first := p.Status()
+	// The trap is set at once, but give the shell its first instant.
+	time.Sleep(100 * time.Millisecond)
+	if err := p.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the child to see SIGHUP", func() bool { _, err := os.Stat(got); return err == nil })
+	if st := p.Status(); st.PID != first.PID || st.Starts != 1 {
+		t.Errorf("status went from %+v to %+v, want the same child", first, st)
 	}
 }
 
