@@ -25,7 +25,9 @@
 #                    with Ready-over-time samples); 100 simulators listed;
 #                    kubectl sim why on a Pod pending among 5,000 Nodes;
 #                    how cost grows with 1,000, 5,000 and 20,000 Nodes
-#   test/simulator   scheduling throughput, sim-scheduler vs stock
+#   test/simulator   scheduling throughput, sim-scheduler vs stock; a
+#                    simulator's processes idle, its control plane as four
+#                    processes and as one
 # then hack/benchreport prints one "name value unit" line per figure and
 # ratio (figures.txt) and writes _output/bench/report.md: the budgets, a
 # table per benchmark, plots. Compare ratios within one run, never across
@@ -84,6 +86,9 @@ if [[ "${sched}" == 1 ]]; then
   # 1.7x between runs on a busy machine; the median of three moves less.
   bench -bench SchedulingThroughput -benchtime 3x -timeout 40m "$@" ./test/simulator/
 fi
+# A simulator's processes idle, its control plane as four processes and as
+# one (~7 minutes).
+bench -bench 'StartToReady$' -benchtime 2x -timeout 30m "$@" ./test/simulator/
 # One replay: a minute of wall time for a trace of an hour at 60×.
 bench -bench ScenarioReplay -benchtime 1x -timeout 20m "$@" ./test/simulator/
 # A source of 5,000 Nodes and 50,000 Pods: its first copy (Once), and a

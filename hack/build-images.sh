@@ -19,8 +19,9 @@
 #
 #   simulator.tar      sim.x-k8s.io/simulator:VERSION: simulator (entrypoint),
 #                      kube-apiserver, sim-scheduler (kube-scheduler that
-#                      records its plugins' results), kwok and etcd in
-#                      /usr/local/bin (on PATH); empty /tmp and /var/lib/etcd.
+#                      records its plugins' results), kwok, etcd and
+#                      sim-control-plane (the four but etcd in one process)
+#                      in /usr/local/bin (on PATH); empty /tmp and /var/lib/etcd.
 #                      A simulator Pod's etcd container runs it with command etcd.
 #   sim-apiserver.tar  sim.x-k8s.io/sim-apiserver:VERSION, runs as 65532.
 #   pause.tar          sim.x-k8s.io/pause:PAUSE_TAG, the node's sandbox image.
@@ -33,7 +34,7 @@
 # VERSION defaults to what the Makefile stamps into the binaries, so that
 # sim-apiserver's default simulator image (pkg/version) is the one built here.
 # The kube binaries come from BIN_DIR (`make tools`); simulator, sim-apiserver
-# and sim-scheduler are hack/build.sh's, which this script runs into BIN_DIR
+# sim-scheduler and sim-control-plane are hack/build.sh's, which this script runs into BIN_DIR
 # first; pause and httpclient are built static from this tree into OUT_DIR/bin.
 #
 # An image is rebuilt only when its inputs (binaries, VERSION, this script)
@@ -174,11 +175,12 @@ for image in ${IMAGES}; do
     build pause "${IMAGE_REPO}/pause:${PAUSE_TAG}" 65535 /pause "" "/:${OUT_DIR}/bin/pause"
     ;;
   simulator)
-    require_tools kube-apiserver sim-scheduler kube-controller-manager kwok etcd
+    require_tools kube-apiserver sim-scheduler sim-control-plane kube-controller-manager kwok etcd
     build simulator "${IMAGE_REPO}/simulator:${VERSION}" 0 /usr/local/bin/simulator "/tmp /var/lib/etcd" \
       "/usr/local/bin:${BIN_DIR}/simulator" \
       "/usr/local/bin:${BIN_DIR}/kube-apiserver" \
       "/usr/local/bin:${BIN_DIR}/sim-scheduler" \
+      "/usr/local/bin:${BIN_DIR}/sim-control-plane" \
       "/usr/local/bin:${BIN_DIR}/kube-controller-manager" \
       "/usr/local/bin:${BIN_DIR}/kwok" \
       "/usr/local/bin:${BIN_DIR}/etcd"

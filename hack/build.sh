@@ -15,8 +15,8 @@
 
 # Builds this tree's binaries into BIN_DIR (default _output/bin), static:
 # sim-apiserver, simulator and kubectl-sim (./cmd/... of the root module), and
-# sim-scheduler (the module cmd/sim-scheduler, which links kube's scheduler
-# and must pin the k8s.io/kubernetes of hack/tools). `make build` runs it, and
+# sim-scheduler and sim-control-plane (the module cmd/sim-scheduler, which
+# links kube's scheduler and must pin the k8s.io/kubernetes of hack/tools). `make build` runs it, and
 # so does every test that runs one of them (test/framework), so that a test
 # never runs a binary older than the tree: go build relinks only what
 # changed, and leaves an up-to-date binary alone (about a second).
@@ -60,3 +60,6 @@ if [[ "${sim_kube_version}" != "${kube_version}" ]]; then
   exit 1
 fi
 GOWORK=off GOFLAGS="${GOFLAGS} -mod=readonly" go build -p "${jobs}" -ldflags "${ldflags[*]}" -o "${BIN_DIR}/sim-scheduler" .
+# sim-control-plane: kube-apiserver, kube-controller-manager, kwok and
+# sim-scheduler in one process (SIMULATOR_SHARED_RUNTIME=true).
+GOWORK=off GOFLAGS="${GOFLAGS} -mod=readonly" go build -p "${jobs}" -ldflags "${ldflags[*]}" -o "${BIN_DIR}/sim-control-plane" ./control-plane

@@ -49,7 +49,7 @@ type Environment struct {
 	AdvertiseAddress       string
 	TerminationMessagePath string
 	// SharedRuntime runs kube-apiserver, kube-controller-manager, kwok and
-	// sim-scheduler in one process (sim-scheduler control-plane).
+	// sim-scheduler in one process (sim-control-plane).
 	SharedRuntime bool
 }
 

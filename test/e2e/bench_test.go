@@ -422,9 +422,18 @@ func BenchmarkSimulatorPod(b *testing.B) {
 	b.ReportMetric(times[0].Seconds(), "create-to-available-min-s")
 	b.ReportMetric(times[len(times)-1].Seconds(), "create-to-available-max-s")
 
-	more := []string{"second", "third"}
+	// The alternative measured beside them: a simulator whose control
+	// plane is one process (SIMULATOR_SHARED_RUNTIME=true).
+	more := []string{"second", "third", "shared"}
 	for _, name := range more {
-		if _, err := client.Create(b.Context(), &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		s := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if name == "shared" {
+			s.Spec.PodTemplate = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+				Name: "simulator",
+				Env:  []corev1.EnvVar{{Name: contract.EnvSharedRuntime, Value: "true"}},
+			}}}}
+		}
+		if _, err := client.Create(b.Context(), s, metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -436,6 +445,10 @@ func BenchmarkSimulatorPod(b *testing.B) {
 	reportPodMemory(b, "idle", podMemory(b, simulatorPod(b, last)))
 	for i, pod := range morePods {
 		m := podMemory(b, pod)
+		if more[i] == "shared" {
+			reportPodMemory(b, "idle-shared", m)
+			continue
+		}
 		b.ReportMetric(framework.MiB(m.cgroup.WorkingSet), more[i]+"-pod-working-set-MiB")
 		b.ReportMetric(framework.MiB(m.total.Private), more[i]+"-pod-private-MiB")
 	}

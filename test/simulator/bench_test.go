@@ -48,8 +48,8 @@ import (
 //
 // Its contenders are the simulator as shipped ("separate": kube-apiserver,
 // kube-controller-manager, kwok and sim-scheduler each a process) and with
-// the four in one process ("shared", SIMULATOR_SHARED_RUNTIME=true; the
-// process is sim-scheduler's binary, so its figures are sim-scheduler's),
+// the four in one process ("shared", SIMULATOR_SHARED_RUNTIME=true: its
+// figures are sim-control-plane's),
 // one after the other in an order that rotates.
 //
 // SIM_BENCH_BIN_DIRS=NAME=DIR,NAME=DIR,... compares variants of the

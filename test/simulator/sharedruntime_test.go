@@ -67,8 +67,8 @@ func TestSharedRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("RSS of the simulator process tree with 1 node and 1 pod: %d MiB (control-plane %d MiB, anonymous %d)",
-		total.RSS>>20, byName["sim-scheduler"].RSS>>20, byName["sim-scheduler"].Anon>>20)
+	t.Logf("RSS of the simulator process tree with 1 node and 1 pod: %d MiB (sim-control-plane %d MiB, anonymous %d)",
+		total.RSS>>20, byName["sim-control-plane"].RSS>>20, byName["sim-control-plane"].Anon>>20)
 
 	// kube-controller-manager makes the Deployment's Pods.
 	labels := map[string]string{"app": "shared"}

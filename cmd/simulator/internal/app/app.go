@@ -78,7 +78,7 @@ func Run(ctx context.Context, o *config.Options) error {
 	if err := checkCredentials(o); err != nil {
 		return err
 	}
-	bins, err := controlplane.FindBinaries(o.BinDir)
+	bins, err := controlplane.FindBinaries(o.BinDir, o.SharedRuntime)
 	if err != nil {
 		return err
 	}

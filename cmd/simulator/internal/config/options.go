@@ -82,7 +82,7 @@ type Options struct {
 	// none. Only the environment sets it: the server decides it.
 	Source *contract.Source
 	// SharedRuntime runs kube-apiserver, kube-controller-manager, kwok and
-	// sim-scheduler as one process (sim-scheduler control-plane) instead
+	// sim-scheduler as one process (sim-control-plane) instead
 	// of four.
 	SharedRuntime bool
 }

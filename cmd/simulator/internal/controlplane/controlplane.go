@@ -49,6 +49,9 @@ const (
 	// SimScheduler is the binary of the kube-scheduler child: kube-scheduler
 	// that records every plugin's results (cmd/sim-scheduler).
 	SimScheduler = "sim-scheduler"
+	// SimControlPlane is the binary of a shared runtime: the four in one
+	// process (cmd/sim-scheduler/control-plane).
+	SimControlPlane = "sim-control-plane"
 )
 
 // The inner cluster's fixed network settings.
@@ -78,11 +81,15 @@ var kwokStages []byte
 // Binaries are the paths of the children's executables.
 type Binaries struct {
 	KubeAPIServer, KubeScheduler, KubeControllerManager, Kwok string
+	// ControlPlane is sim-control-plane's, looked for with a shared
+	// runtime only.
+	ControlPlane string
 }
 
 // FindBinaries looks for the children's executables in binDir, or, when it
-// is empty, next to the running executable, then in PATH.
-func FindBinaries(binDir string) (Binaries, error) {
+// is empty, next to the running executable, then in PATH; with
+// sharedRuntime, sim-control-plane's too.
+func FindBinaries(binDir string, sharedRuntime bool) (Binaries, error) {
 	var errs []error
 	find := func(name string) string {
 		p, err := findBinary(binDir, name)
@@ -96,6 +103,9 @@ func FindBinaries(binDir string) (Binaries, error) {
 		KubeScheduler:         find(SimScheduler),
 		KubeControllerManager: find(KubeControllerManager),
 		Kwok:                  find(Kwok),
+	}
+	if sharedRuntime {
+		b.ControlPlane = find(SimControlPlane)
 	}
 	return b, errors.Join(errs...)
 }
@@ -370,13 +380,13 @@ func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
 const SharedRuntime = "control-plane"
 
 // SharedRuntimeSpec runs kube-apiserver, kube-controller-manager, kwok and
-// sim-scheduler in one process, `sim-scheduler control-plane`, each with the
+// sim-scheduler in one process, sim-control-plane, each with the
 // arguments its own child would have: one Go runtime rather than four
 // (issue 37: an idle simulator's memory and CPU). sim-scheduler restarts
 // on SIGHUP, in the process; the others restart in it when they return,
 // and with it when one ends it.
 func SharedRuntimeSpec(o *config.Options, bins Binaries, l Layout) supervisor.Spec {
-	args := []string{"control-plane"}
+	var args []string
 	for i, c := range []struct {
 		name string
 		spec supervisor.Spec
@@ -392,5 +402,5 @@ func SharedRuntimeSpec(o *config.Options, bins Binaries, l Layout) supervisor.Sp
 		args = append(args, c.name)
 		args = append(args, c.spec.Args...)
 	}
-	return supervisor.Spec{Name: SharedRuntime, Path: bins.KubeScheduler, Args: args, Env: []string{lowMemoryGC}}
+	return supervisor.Spec{Name: SharedRuntime, Path: bins.ControlPlane, Args: args, Env: []string{lowMemoryGC}}
 }

@@ -47,12 +47,21 @@ func TestFindBinaries(t *testing.T) {
 		KubeControllerManager: writeExecutable(t, binDir, KubeControllerManager, 0o755),
 		Kwok:                  writeExecutable(t, binDir, Kwok, 0o755),
 	}
-	got, err := FindBinaries(binDir)
+	got, err := FindBinaries(binDir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("binaries (-want +got):\n%s", diff)
+	}
+	// A shared runtime needs sim-control-plane too.
+	if _, err := FindBinaries(binDir, true); err == nil || !strings.Contains(err.Error(), "no executable sim-control-plane") {
+		t.Errorf("error = %v, want sim-control-plane missing reported", err)
+	}
+	shared := want
+	shared.ControlPlane = writeExecutable(t, binDir, SimControlPlane, 0o755)
+	if got, err := FindBinaries(binDir, true); err != nil || got != shared {
+		t.Errorf("shared runtime: %+v, %v; want %+v", got, err, shared)
 	}
 
 	// An explicit directory is the only place looked at.
@@ -60,13 +69,13 @@ func TestFindBinaries(t *testing.T) {
 	writeExecutable(t, partial, KubeAPIServer, 0o755)
 	writeExecutable(t, partial, SimScheduler, 0o644)
 	t.Setenv("PATH", binDir)
-	_, err = FindBinaries(partial)
+	_, err = FindBinaries(partial, false)
 	if err == nil || !strings.Contains(err.Error(), "no executable sim-scheduler") || !strings.Contains(err.Error(), "no executable kwok") {
 		t.Errorf("error = %v, want sim-scheduler (not executable) and kwok (missing) reported", err)
 	}
 
 	// Without one, PATH (the test binary's directory holds none of them).
-	got, err = FindBinaries("")
+	got, err = FindBinaries("", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,17 +216,18 @@ func TestKubeControllerManagerSpec(t *testing.T) {
 	}
 }
 
-// TestSharedRuntimeSpec: one sim-scheduler control-plane process, each
+// TestSharedRuntimeSpec: one sim-control-plane process, each
 // component with the arguments of its own child.
 func TestSharedRuntimeSpec(t *testing.T) {
 	o, l := options(nil), Layout{Dir: "/data"}
-	bins := Binaries{KubeAPIServer: "/bin/kube-apiserver", KubeScheduler: "/bin/sim-scheduler", KubeControllerManager: "/bin/kcm", Kwok: "/bin/kwok"}
+	bins := Binaries{KubeAPIServer: "/bin/kube-apiserver", KubeScheduler: "/bin/sim-scheduler", KubeControllerManager: "/bin/kcm", Kwok: "/bin/kwok",
+		ControlPlane: "/bin/sim-control-plane"}
 	spec := SharedRuntimeSpec(o, bins, l)
-	if spec.Path != "/bin/sim-scheduler" || spec.Name != SharedRuntime || !slices.Contains(spec.Env, "GOGC=50") {
-		t.Errorf("spec %s %s %v, want control-plane /bin/sim-scheduler with GOGC=50", spec.Name, spec.Path, spec.Env)
+	if spec.Path != "/bin/sim-control-plane" || spec.Name != SharedRuntime || !slices.Contains(spec.Env, "GOGC=50") {
+		t.Errorf("spec %s %s %v, want control-plane /bin/sim-control-plane with GOGC=50", spec.Name, spec.Path, spec.Env)
 	}
 	var want []string
-	want = append(want, "control-plane", KubeAPIServer)
+	want = append(want, KubeAPIServer)
 	want = append(want, KubeAPIServerSpec(o, "").Args...)
 	want = append(want, "---", KubeControllerManager)
 	want = append(want, KubeControllerManagerSpec(o, "", l).Args...)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package command
 
 import (
 	"go/ast"
@@ -32,19 +32,19 @@ import (
 
 // generatedPlugins is the list sim-apiserver validates a scenario's
 // scheduler configurations against (hack/tools/schedulerplugins writes it).
-const generatedPlugins = "../../pkg/apis/sim/validation/zz_generated.scheduler_plugins.go"
+const generatedPlugins = "../../../../pkg/apis/sim/validation/zz_generated.scheduler_plugins.go"
 
 // TestValidatedPluginNames: the plugins sim-apiserver lets a scenario's
 // variant name are the ones this scheduler has, in-tree and out-of-tree.
 // hack/tools/schedulerplugins generates the list from the in-tree registry
 // of the k8s.io/kubernetes hack/tools pins: this fails when that pin and
-// this module's differ, or when outOfTreePlugins registers a plugin the
+// this module's differ, or when OutOfTreePlugins registers a plugin the
 // generator does not list (teach it the plugin: import its package in
 // hack/tools and add its name there, then run hack/update-codegen.sh).
 func TestValidatedPluginNames(t *testing.T) {
 	registry := plugins.NewInTreeRegistry()
 	outOfTree := frameworkruntime.Registry{}
-	for _, opt := range outOfTreePlugins() {
+	for _, opt := range OutOfTreePlugins() {
 		if err := opt(outOfTree); err != nil {
 			t.Fatalf("registering the out-of-tree plugins: %v", err)
 		}

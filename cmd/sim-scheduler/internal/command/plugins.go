@@ -14,19 +14,19 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package command
 
 import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 )
 
-// outOfTreePlugins are the plugins sim-scheduler knows besides kube's
+// OutOfTreePlugins are the plugins sim-scheduler knows besides kube's
 // in-tree ones. Adding one is one line here, as with kube-scheduler:
 //
 //	app.WithPlugin(myplugin.Name, myplugin.New),
 //
 // (and its module in go.mod). A KubeSchedulerConfiguration then enables it
 // like any other plugin, and its results are recorded like the others'.
-func outOfTreePlugins() []app.Option {
+func OutOfTreePlugins() []app.Option {
 	return []app.Option{}
 }

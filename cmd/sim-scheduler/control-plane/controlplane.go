@@ -33,6 +33,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
+	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/command"
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/sharedruntime"
 )
 
@@ -49,17 +50,17 @@ const (
 // configuration under (k8s.io/kubernetes/cmd/kube-scheduler/app).
 const schedulerConfigz = "componentconfig"
 
-// newControlPlaneCommand runs the components named on its command line in
+// newCommand runs the components named on its command line in
 // this one process, each with the arguments its own binary takes:
 //
-//	sim-scheduler control-plane kube-apiserver ARGS... --- kube-controller-manager ARGS... --- kwok ARGS... --- sim-scheduler ARGS...
+//	sim-control-plane kube-apiserver ARGS... --- kube-controller-manager ARGS... --- kwok ARGS... --- sim-scheduler ARGS...
 //
 // SIGHUP restarts sim-scheduler (the simulator sends it when the
 // scheduler's configuration changed); SIGTERM and SIGINT stop them all,
 // kube-apiserver last.
-func newControlPlaneCommand(registryOptions ...app.Option) *cobra.Command {
+func newCommand(registryOptions ...app.Option) *cobra.Command {
 	return &cobra.Command{
-		Use:   "control-plane COMPONENT ARGS... [--- COMPONENT ARGS...]...",
+		Use:   "sim-control-plane COMPONENT ARGS... [--- COMPONENT ARGS...]...",
 		Short: "Run kube-apiserver, kube-controller-manager, kwok and sim-scheduler in one process.",
 		// Each component parses its own arguments.
 		DisableFlagParsing: true,
@@ -127,8 +128,8 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 func schedulerComponent(args []string, registryOptions ...app.Option) sharedruntime.Component {
 	return sharedruntime.Component{Name: simScheduler, Run: func(ctx context.Context) error {
 		opts := options.NewOptions()
-		results := &resultOptions{}
-		results.addFlags(opts.Flags.FlagSet("scheduling results"))
+		results := &command.ResultOptions{}
+		results.AddFlags(opts.Flags.FlagSet("scheduling results"))
 		fs := pflag.NewFlagSet(simScheduler, pflag.ContinueOnError)
 		for _, f := range opts.Flags.FlagSets {
 			fs.AddFlagSet(f)
@@ -147,6 +148,6 @@ func schedulerComponent(args []string, registryOptions ...app.Option) sharedrunt
 		// kube-scheduler registers its configuration for /configz once per
 		// process; the one it ran before is gone with it.
 		defer configz.Delete(schedulerConfigz)
-		return runScheduler(ctx, opts, results, name, registryOptions...)
+		return command.RunScheduler(ctx, opts, results, name, registryOptions...)
 	}}
 }
