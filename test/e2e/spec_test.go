@@ -19,7 +19,10 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,9 +41,11 @@ import (
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
-// TestPodTemplate runs a simulator whose podTemplate adds a label and
-// limits the simulator container: the Pod carries both, the node's cgroup
-// enforces the limit, and the simulator is Available within it.
+// TestPodTemplate runs a simulator whose podTemplate adds a label, limits
+// the simulator container and sets its SIMULATOR_SHARED_RUNTIME: the Pod
+// carries them, the node's cgroup enforces the limit, and the simulator is
+// Available within it, its control plane one process (sim-control-plane,
+// no kube-apiserver of its own).
 func TestPodTemplate(t *testing.T) {
 	ns := newNamespace(t, "template-")
 	limit := resource.MustParse("1Gi")
@@ -53,6 +58,7 @@ func TestPodTemplate(t *testing.T) {
 				Resources: corev1.ResourceRequirements{
 					Limits: corev1.ResourceList{corev1.ResourceMemory: limit},
 				},
+				Env: []corev1.EnvVar{{Name: contract.EnvSharedRuntime, Value: "true"}},
 			}}},
 		}},
 	}, metav1.CreateOptions{})
@@ -74,6 +80,17 @@ func TestPodTemplate(t *testing.T) {
 		}
 		if got != limit.Value() {
 			t.Errorf("memory limit of the simulator container's cgroup = %d, want %d", got, limit.Value())
+		}
+		// A process's comm holds the first 15 bytes of its name.
+		containerProcess(t, pod, contract.SimulatorContainer, "sim-control-plane"[:15])
+		pids, err := framework.ContainerPIDs(cs.ContainerID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pid := range pids {
+			if comm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm")); err == nil && strings.TrimSpace(string(comm)) == "kube-apiserver" {
+				t.Errorf("a kube-apiserver process (%d) runs beside the shared runtime", pid)
+			}
 		}
 		return
 	}

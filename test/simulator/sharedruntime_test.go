@@ -84,19 +84,7 @@ func TestSharedRuntime(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	framework.WaitUntil(t, time.Minute, "2 Pods of the Deployment Running", func() (bool, error) {
-		pods, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=shared"})
-		if err != nil {
-			return false, nil
-		}
-		running := 0
-		for _, p := range pods.Items {
-			if p.Status.Phase == corev1.PodRunning {
-				running++
-			}
-		}
-		return running == 2, nil
-	})
+	waitPodsRunning(t, c, "default", "app=shared", "fake-0", 2)
 
 	// A new scheduler configuration restarts sim-scheduler in the process:
 	// only a scheduler running it binds Pods of its second profile.

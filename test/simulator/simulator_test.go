@@ -124,6 +124,24 @@ func waitNodeReady(t testing.TB, c kubernetes.Interface, name string) {
 	})
 }
 
+// waitPodsRunning waits for n Pods of the selector to be Running on node.
+func waitPodsRunning(t *testing.T, c kubernetes.Interface, namespace, selector, node string, n int) {
+	t.Helper()
+	framework.WaitUntil(t, time.Minute, fmt.Sprintf("%d Pods of %s Running on %s", n, selector, node), func() (bool, error) {
+		pods, err := c.CoreV1().Pods(namespace).List(t.Context(), metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return false, nil
+		}
+		running := 0
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == node && p.Status.Phase == corev1.PodRunning {
+				running++
+			}
+		}
+		return running == n, nil
+	})
+}
+
 // waitPodRunning waits for the pod to be bound to node and Running.
 func waitPodRunning(t *testing.T, c kubernetes.Interface, namespace, name, node string) {
 	t.Helper()
@@ -372,19 +390,7 @@ func TestSimulator(t *testing.T) {
 		if _, err := c.AppsV1().Deployments("default").Create(ctx, d, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		framework.WaitUntil(t, time.Minute, "2 Pods of the Deployment Running on fake-0", func() (bool, error) {
-			pods, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
-			if err != nil {
-				return false, nil
-			}
-			running := 0
-			for _, p := range pods.Items {
-				if p.Spec.NodeName == "fake-0" && p.Status.Phase == corev1.PodRunning {
-					running++
-				}
-			}
-			return running == 2, nil
-		})
+		waitPodsRunning(t, c, "default", "app=web", "fake-0", 2)
 		if err := c.AppsV1().Deployments("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
