@@ -18,16 +18,22 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/component-base/configz"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
@@ -53,14 +59,14 @@ const schedulerConfigz = "componentconfig"
 // newCommand runs the components named on its command line in
 // this one process, each with the arguments its own binary takes:
 //
-//	sim-control-plane kube-apiserver ARGS... --- kube-controller-manager ARGS... --- kwok ARGS... --- sim-scheduler ARGS...
+//	sim-control-plane [--kubeconfig=PATH] kube-apiserver ARGS... --- kube-controller-manager ARGS... --- kwok ARGS... --- sim-scheduler ARGS...
 //
 // SIGHUP restarts sim-scheduler (the simulator sends it when the
 // scheduler's configuration changed); SIGTERM and SIGINT stop them all,
 // kube-apiserver last.
 func newCommand(registryOptions ...app.Option) *cobra.Command {
 	return &cobra.Command{
-		Use:   "sim-control-plane COMPONENT ARGS... [--- COMPONENT ARGS...]...",
+		Use:   "sim-control-plane [--kubeconfig=PATH] COMPONENT ARGS... [--- COMPONENT ARGS...]...",
 		Short: "Run kube-apiserver, kube-controller-manager, kwok and sim-scheduler in one process.",
 		// Each component parses its own arguments.
 		DisableFlagParsing: true,
@@ -72,9 +78,35 @@ func newCommand(registryOptions ...app.Option) *cobra.Command {
 }
 
 func runControlPlane(ctx context.Context, args []string, registryOptions ...app.Option) error {
-	sections, err := sharedruntime.Split(args, []string{kubeAPIServer, kubeControllerManager, kwok, simScheduler})
+	known := []string{kubeAPIServer, kubeControllerManager, kwok, simScheduler}
+	// Its own flags come first, before the first component's name.
+	first := slices.IndexFunc(args, func(a string) bool { return slices.Contains(known, a) })
+	if first < 0 {
+		first = len(args)
+	}
+	fs := pflag.NewFlagSet("sim-control-plane", pflag.ContinueOnError)
+	kubeconfig := fs.String("kubeconfig", "", "Admin kubeconfig of the kube-apiserver it runs: kube-controller-manager and kwok start once kube-apiserver is ready through it, sim-scheduler once it serves; empty starts them all at once.")
+	if err := fs.Parse(args[:first]); err != nil {
+		return err
+	}
+	sections, err := sharedruntime.Split(args[first:], known)
 	if err != nil {
 		return err
+	}
+	// Started while kube-apiserver bootstraps, they would take its CPU and
+	// then wait in their clients' backoffs.
+	var whenReady, whenServing func(context.Context) error
+	if *kubeconfig != "" {
+		config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+		if err != nil {
+			return fmt.Errorf("--kubeconfig: %w", err)
+		}
+		config.Timeout = 5 * time.Second
+		client, err := rest.UnversionedRESTClientFor(withCodecs(config))
+		if err != nil {
+			return fmt.Errorf("--kubeconfig: %w", err)
+		}
+		whenReady, whenServing = answers(client, "/readyz"), answers(client, "/version")
 	}
 	// Components' loopback clients must not log the warnings they cause.
 	rest.SetDefaultWarningHandler(rest.NoWarnings{})
@@ -86,16 +118,21 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 		if err != nil {
 			return err
 		}
+		c.Wait = whenReady
 		components = append(components, c)
 	}
 	if a, ok := sections[kubeAPIServer]; ok {
 		components = append(components, sharedruntime.KubeAPIServer(a))
 	}
 	if a, ok := sections[kubeControllerManager]; ok {
-		components = append(components, sharedruntime.KubeControllerManager(a))
+		c := sharedruntime.KubeControllerManager(a)
+		c.Wait = whenReady
+		components = append(components, c)
 	}
 	if a, ok := sections[simScheduler]; ok {
-		components = append(components, schedulerComponent(a, registryOptions...))
+		c := schedulerComponent(a, registryOptions...)
+		c.Wait = whenServing
+		components = append(components, c)
 	}
 	rt := sharedruntime.New(components...)
 	ctx, cancel := context.WithCancel(ctx)
@@ -150,4 +187,20 @@ func schedulerComponent(args []string, registryOptions ...app.Option) sharedrunt
 		defer configz.Delete(schedulerConfigz)
 		return command.RunScheduler(ctx, opts, results, name, registryOptions...)
 	}}
+}
+
+// answers waits until kube-apiserver answers GET path with a success.
+func answers(client *rest.RESTClient, path string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		return wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			return client.Get().AbsPath(path).Do(ctx).Error() == nil, nil
+		})
+	}
+}
+
+// withCodecs gives config what an unversioned REST client needs.
+func withCodecs(config *rest.Config) *rest.Config {
+	config = rest.CopyConfig(config)
+	config.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	return config
 }

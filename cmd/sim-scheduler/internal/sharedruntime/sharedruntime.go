@@ -69,6 +69,9 @@ type Component struct {
 	// Server components stop after all the others, so that their clients
 	// have gone first (kube-apiserver exits at once with no watch to drain).
 	Server bool
+	// Wait, when set, runs before every start; the component starts once
+	// it returns nil.
+	Wait func(ctx context.Context) error
 }
 
 // The delay before a failed component's restart doubles from firstDelay
@@ -139,6 +142,12 @@ func (r *Runtime) keep(ctx context.Context, c Component) {
 	logger := klog.FromContext(ctx).WithValues("component", c.Name)
 	delay := firstDelay
 	for {
+		if c.Wait != nil {
+			if err := c.Wait(ctx); err != nil {
+				logger.Info("Component not started", "err", err)
+				return
+			}
+		}
 		runCtx, cancel := context.WithCancel(klog.NewContext(ctx, logger))
 		done := make(chan error, 1)
 		started := time.Now()

@@ -131,6 +131,44 @@ func TestRuntime(t *testing.T) {
 	}
 }
 
+// TestWait: a component starts once its Wait returns, at each start.
+func TestWait(t *testing.T) {
+	fast(t)
+	gate := make(chan struct{})
+	var waits, starts atomic.Int32
+	rt := New(Component{
+		Name: "gated",
+		Wait: func(ctx context.Context) error {
+			waits.Add(1)
+			select {
+			case <-gate:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		},
+		Run: func(ctx context.Context) error {
+			starts.Add(1)
+			<-ctx.Done()
+			return nil
+		},
+	})
+	ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), klog.Background()))
+	defer cancel()
+	go rt.Run(ctx)
+	waitFor(t, "the first wait", func() bool { return waits.Load() == 1 })
+	time.Sleep(50 * time.Millisecond)
+	if n := starts.Load(); n != 0 {
+		t.Fatalf("%d starts before Wait returned", n)
+	}
+	close(gate)
+	waitFor(t, "the start", func() bool { return starts.Load() == 1 })
+	if err := rt.Restart("gated"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the restart, after a second wait", func() bool { return waits.Load() == 2 && starts.Load() == 2 })
+}
+
 // TestRuntimeExitsWhenAComponentWillNotStop: a component that does not
 // return once asked to restart ends the process, for the supervisor to
 // restart it whole.

@@ -386,7 +386,9 @@ const SharedRuntime = "control-plane"
 // on SIGHUP, in the process; the others restart in it when they return,
 // and with it when one ends it.
 func SharedRuntimeSpec(o *config.Options, bins Binaries, l Layout) supervisor.Spec {
-	var args []string
+	// The others start once kube-apiserver is ready (sim-scheduler once it
+	// serves), as their own children would.
+	args := []string{"--kubeconfig=" + l.AdminKubeconfig()}
 	for i, c := range []struct {
 		name string
 		spec supervisor.Spec

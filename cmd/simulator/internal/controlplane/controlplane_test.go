@@ -226,8 +226,7 @@ func TestSharedRuntimeSpec(t *testing.T) {
 	if spec.Path != "/bin/sim-control-plane" || spec.Name != SharedRuntime || !slices.Contains(spec.Env, "GOGC=50") {
 		t.Errorf("spec %s %s %v, want control-plane /bin/sim-control-plane with GOGC=50", spec.Name, spec.Path, spec.Env)
 	}
-	var want []string
-	want = append(want, KubeAPIServer)
+	want := []string{"--kubeconfig=/data/admin.kubeconfig", KubeAPIServer}
 	want = append(want, KubeAPIServerSpec(o, "").Args...)
 	want = append(want, "---", KubeControllerManager)
 	want = append(want, KubeControllerManagerSpec(o, "", l).Args...)
