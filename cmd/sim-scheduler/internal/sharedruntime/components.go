@@ -25,6 +25,7 @@ import (
 
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/configz"
 	apiserverapp "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	apiserveroptions "k8s.io/kubernetes/cmd/kube-apiserver/app/options"
 	kcmapp "k8s.io/kubernetes/cmd/kube-controller-manager/app"
@@ -52,7 +53,8 @@ func parse(name string, sets cliflag.NamedFlagSets, args []string) error {
 }
 
 // KubeAPIServer is kube-apiserver with args: its command's RunE, without
-// its signal handler (there is one per process) or its logging setup.
+// its signal handler (there is one per process) or its logging setup. It is
+// a Server: not started again within the process.
 func KubeAPIServer(args []string) Component {
 	return Component{Name: "kube-apiserver", Server: true, Run: func(ctx context.Context) error {
 		s := apiserveroptions.NewServerRunOptions()
@@ -93,6 +95,9 @@ func KubeControllerManager(args []string) Component {
 		if err != nil {
 			return err
 		}
+		// Run registers its configuration for /configz once per process;
+		// the one it ran before is gone with it.
+		defer configz.Delete(kcmapp.ConfigzName)
 		return kcmapp.Run(ctx, c.Complete())
 	}}
 }

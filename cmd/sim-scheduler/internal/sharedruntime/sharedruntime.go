@@ -68,6 +68,9 @@ type Component struct {
 	Run func(ctx context.Context) error
 	// Server components stop after all the others, so that their clients
 	// have gone first (kube-apiserver exits at once with no watch to drain).
+	// One that ends on its own ends the process: kube-apiserver's state
+	// (metrics, admission registries, its ports) is its process's, and its
+	// clients reconnect to the one the supervisor starts.
 	Server bool
 	// Wait, when set, runs before every start; the component starts once
 	// it returns nil.
@@ -76,14 +79,17 @@ type Component struct {
 
 // The delay before a failed component's restart doubles from firstDelay
 // up to maxDelay; a component that ran resetAfter starts again from
-// firstDelay. stopWait is how long a component stopped for a restart may
-// take to return before the process gives up and exits, for the
-// simulator's supervisor to restart it whole.
+// firstDelay. The process gives up and exits, for the simulator's
+// supervisor to restart it whole, when a component fails maxFailures times
+// in a row each within resetAfter (what its process held may be in the
+// way of its next start), or does not return within stopWait of a
+// restart.
 var (
-	firstDelay = time.Second
-	maxDelay   = 30 * time.Second
-	resetAfter = time.Minute
-	stopWait   = time.Minute
+	firstDelay  = time.Second
+	maxDelay    = 30 * time.Second
+	resetAfter  = time.Minute
+	maxFailures = 5
+	stopWait    = time.Minute
 )
 
 // Runtime runs components until its context is done.
@@ -140,13 +146,19 @@ func (r *Runtime) Run(ctx context.Context) {
 // at once when a restart is asked for.
 func (r *Runtime) keep(ctx context.Context, c Component) {
 	logger := klog.FromContext(ctx).WithValues("component", c.Name)
-	delay := firstDelay
+	delay, failures := firstDelay, 0
 	for {
 		if c.Wait != nil {
 			if err := c.Wait(ctx); err != nil {
 				logger.Info("Component not started", "err", err)
 				return
 			}
+		}
+		// The component about to start reads the latest configuration: an
+		// earlier restart request is satisfied by it.
+		select {
+		case <-r.restart[c.Name]:
+		default:
 		}
 		runCtx, cancel := context.WithCancel(klog.NewContext(ctx, logger))
 		done := make(chan error, 1)
@@ -181,14 +193,19 @@ func (r *Runtime) keep(ctx context.Context, c Component) {
 			return
 		}
 		if restarted {
-			delay = firstDelay
+			delay, failures = firstDelay, 0
 			continue
 		}
 		if err == nil {
 			err = errors.New("returned without an error")
 		}
 		if ran >= resetAfter {
-			delay = firstDelay
+			delay, failures = firstDelay, 0
+		}
+		failures++
+		if c.Server || failures >= maxFailures {
+			r.exit(logger, fmt.Errorf("component %s ended after %v (%d in a row): %w", c.Name, ran.Round(time.Millisecond), failures, err))
+			return
 		}
 		logger.Error(err, "Component ended; restarting", "ran", ran.Round(time.Millisecond), "delay", delay)
 		select {

@@ -197,6 +197,40 @@ func TestRuntimeExitsWhenAComponentWillNotStop(t *testing.T) {
 	}
 }
 
+// TestRuntimeExitsWhenRestartsDoNotHelp: a server that ends, or a client
+// that fails maxFailures times in a row, ends the process.
+func TestRuntimeExitsWhenRestartsDoNotHelp(t *testing.T) {
+	fast(t)
+	for _, c := range []struct {
+		name   string
+		server bool
+		starts int32
+	}{
+		{"server", true, 1},
+		{"client", false, int32(maxFailures)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var starts atomic.Int32
+			rt := New(Component{Name: c.name, Server: c.server, Run: func(context.Context) error {
+				starts.Add(1)
+				return errors.New("boom")
+			}})
+			exited := make(chan error, 1)
+			rt.exit = func(_ klog.Logger, err error) { exited <- err }
+			go rt.Run(klog.NewContext(t.Context(), klog.Background()))
+			select {
+			case err := <-exited:
+				t.Logf("exited: %v", err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("the runtime did not give up")
+			}
+			if n := starts.Load(); n != c.starts {
+				t.Errorf("%d starts, want %d", n, c.starts)
+			}
+		})
+	}
+}
+
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
