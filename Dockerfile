@@ -16,7 +16,8 @@
 # (`make image`). Without one, hack/build-images.sh builds the same images
 # with buildah.
 
-# This tree's binaries (sim-apiserver, simulator, sim-scheduler), as
+# This tree's binaries (sim-apiserver, simulator, sim-scheduler,
+# sim-control-plane), as
 # `make build` makes them.
 FROM golang:1.26 AS build
 WORKDIR /src
@@ -47,6 +48,6 @@ ENTRYPOINT ["/sim-apiserver"]
 # entrypoint, the "etcd" container runs `etcd` from the same image. Root:
 # the credentials are mounted 0400 and etcd writes its data dir.
 FROM gcr.io/distroless/static AS simulator
-COPY --from=build /out/simulator /out/sim-scheduler /usr/local/bin/
+COPY --from=build /out/simulator /out/sim-scheduler /out/sim-control-plane /usr/local/bin/
 COPY --from=tools /out/kube-apiserver /out/kube-controller-manager /out/kwok /out/etcd /usr/local/bin/
 ENTRYPOINT ["/usr/local/bin/simulator"]
