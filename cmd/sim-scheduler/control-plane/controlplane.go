@@ -167,11 +167,7 @@ func schedulerComponent(args []string, registryOptions ...app.Option) sharedrunt
 		opts := options.NewOptions()
 		results := &command.ResultOptions{}
 		results.AddFlags(opts.Flags.FlagSet("scheduling results"))
-		fs := pflag.NewFlagSet(simScheduler, pflag.ContinueOnError)
-		for _, f := range opts.Flags.FlagSets {
-			fs.AddFlagSet(f)
-		}
-		if err := fs.Parse(args); err != nil {
+		if err := sharedruntime.ParseFlags(simScheduler, *opts.Flags, args); err != nil {
 			return err
 		}
 		if err := opts.ComponentGlobalsRegistry.Set(); err != nil {

@@ -35,10 +35,10 @@ import (
 	kwoklog "sigs.k8s.io/kwok/pkg/log"
 )
 
-// parse parses args with the flags of sets, as the component's command
-// would, but without the process-wide flags (logging, --version): the
-// runtime configures those once.
-func parse(name string, sets cliflag.NamedFlagSets, args []string) error {
+// ParseFlags parses args with the flags of sets, as the component's
+// command would, but without the process-wide flags (logging, --version):
+// the runtime configures those once.
+func ParseFlags(name string, sets cliflag.NamedFlagSets, args []string) error {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	for _, f := range sets.FlagSets {
 		fs.AddFlagSet(f)
@@ -58,7 +58,7 @@ func parse(name string, sets cliflag.NamedFlagSets, args []string) error {
 func KubeAPIServer(args []string) Component {
 	return Component{Name: "kube-apiserver", Server: true, Run: func(ctx context.Context) error {
 		s := apiserveroptions.NewServerRunOptions()
-		if err := parse("kube-apiserver", s.Flags(), args); err != nil {
+		if err := ParseFlags("kube-apiserver", s.Flags(), args); err != nil {
 			return err
 		}
 		if err := s.GenericServerRunOptions.ComponentGlobalsRegistry.Set(); err != nil {
@@ -85,7 +85,7 @@ func KubeControllerManager(args []string) Component {
 		}
 		sets := s.Flags(kcmapp.KnownControllers(), kcmapp.ControllersDisabledByDefault(), kcmapp.ControllerAliases())
 		s.ParsedFlags = &sets
-		if err := parse("kube-controller-manager", sets, args); err != nil {
+		if err := ParseFlags("kube-controller-manager", sets, args); err != nil {
 			return err
 		}
 		if err := s.ComponentGlobalsRegistry.Set(); err != nil {
