@@ -32,9 +32,7 @@ import (
 	"k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/component-base/configz"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
@@ -51,10 +49,6 @@ const (
 	kwok                  = "kwok"
 	simScheduler          = "sim-scheduler"
 )
-
-// schedulerConfigz is the name kube-scheduler's Run registers its
-// configuration under (k8s.io/kubernetes/cmd/kube-scheduler/app).
-const schedulerConfigz = "componentconfig"
 
 // newCommand runs the components named on its command line in
 // this one process, each with the arguments its own binary takes:
@@ -173,15 +167,7 @@ func schedulerComponent(args []string, registryOptions ...app.Option) sharedrunt
 		if err := opts.ComponentGlobalsRegistry.Set(); err != nil {
 			return err
 		}
-		name, err := cache.NewInformerName("kube-scheduler")
-		if err != nil {
-			return err
-		}
-		defer name.Release()
-		// kube-scheduler registers its configuration for /configz once per
-		// process; the one it ran before is gone with it.
-		defer configz.Delete(schedulerConfigz)
-		return command.RunScheduler(ctx, opts, results, name, registryOptions...)
+		return command.RunScheduler(ctx, opts, results, registryOptions...)
 	}}
 }
 

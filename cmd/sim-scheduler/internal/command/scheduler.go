@@ -32,6 +32,7 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/cli/globalflag"
 	basecompatibility "k8s.io/component-base/compatibility"
+	"k8s.io/component-base/configz"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/component-base/logs"
 	logsapi "k8s.io/component-base/logs/api/v1"
@@ -95,11 +96,6 @@ func run(cmd *cobra.Command, opts *options.Options, results *ResultOptions, regi
 		return err
 	}
 	cliflag.PrintFlags(cmd.Flags())
-	name, err := cache.NewInformerName("kube-scheduler")
-	if err != nil {
-		return err
-	}
-	defer name.Release()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -109,15 +105,25 @@ func run(cmd *cobra.Command, opts *options.Options, results *ResultOptions, regi
 	}()
 	fg.(featuregate.MutableFeatureGate).AddMetrics()
 	opts.ComponentGlobalsRegistry.AddMetrics()
-	return RunScheduler(ctx, opts, results, name, registryOptions...)
+	return RunScheduler(ctx, opts, results, registryOptions...)
 }
 
+// schedulerConfigz is the name kube-scheduler's Run registers its
+// configuration under (k8s.io/kubernetes/cmd/kube-scheduler/app).
+const schedulerConfigz = "componentconfig"
+
 // RunScheduler sets the scheduler up with the recorder in between and runs
-// it until ctx is done.
-func RunScheduler(ctx context.Context, opts *options.Options, results *ResultOptions, name *cache.InformerName, registryOptions ...app.Option) error {
-	if opts.InformerName == nil {
-		opts.InformerName = name
+// it until ctx is done. It leaves nothing of its run in the process (its
+// informer name, its /configz entry, its listener), so that it can run
+// again in it (sim-control-plane restarts it on a new configuration).
+func RunScheduler(ctx context.Context, opts *options.Options, results *ResultOptions, registryOptions ...app.Option) error {
+	name, err := cache.NewInformerName("kube-scheduler")
+	if err != nil {
+		return err
 	}
+	defer name.Release()
+	opts.InformerName = name
+	defer configz.Delete(schedulerConfigz)
 	cc, sched, err := app.Setup(ctx, opts, registryOptions...)
 	if err != nil {
 		return err
