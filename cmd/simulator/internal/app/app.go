@@ -372,7 +372,7 @@ func Run(ctx context.Context, o *config.Options) error {
 	etcdErr := make(chan error, 1)
 	go func() {
 		probe := func(ctx context.Context) error { return etcdprobe.Probe(ctx, o) }
-		if err := watchEtcd(ctx, apiReady, probe, etcdGrace, 2*time.Second); err != nil {
+		if err := watchEtcd(ctx, apiReady, probe, etcdGrace, etcdWatchInterval); err != nil {
 			etcdErr <- err
 		}
 	}()
@@ -474,6 +474,12 @@ const seedWindow = 10 * time.Second
 // probed: longer than kube-apiserver's own etcd dial timeout (20 s) and
 // than a loaded node may take to start the Pod's etcd container.
 const etcdGrace = 30 * time.Second
+
+// etcdWatchInterval is how often watchEtcd asks kube-apiserver's /readyz,
+// which reads from etcd each time: an idle simulator's own requests are
+// most of what its kube-apiserver and etcd do (issue 37, idle CPU), and a
+// third of the grace is soon enough to notice.
+const etcdWatchInterval = 10 * time.Second
 
 // watchEtcd checks kube-apiserver every interval and returns an
 // EtcdUnavailable error once it has not been ready for grace and probe says

@@ -23,21 +23,24 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sigs.k8s.io/simulator-apiserver/pkg/contract"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/config"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/supervisor"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 )
 
 // Names of the children and of their binaries.
@@ -223,6 +226,11 @@ func KubeAPIServerSpec(o *config.Options, bin string) supervisor.Spec {
 		// unless nothing writes them.
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
+		"--watch-cache-sizes=" + uncachedResourceSizes(),
+		// Its per-minute count of each resource's objects in etcd feeds a
+		// metric nobody reads here, and without a watch cache each count
+		// lists the resource's keys.
+		"--etcd-count-metric-poll-period=0",
 	}
 	if ca, cert, key := o.EtcdTLSFiles(); ca != "" {
 		args = append(args, "--etcd-cafile="+ca, "--etcd-certfile="+cert, "--etcd-keyfile="+key)
@@ -236,6 +244,54 @@ func KubeAPIServerSpec(o *config.Options, bin string) supervisor.Spec {
 		args = append(args, "--cors-allowed-origins="+strings.Join(exprs, ","))
 	}
 	return supervisor.Spec{Name: KubeAPIServer, Path: bin, Args: args, Env: []string{lowMemoryGC}}
+}
+
+// uncachedResources are the built-in resources the inner kube-apiserver
+// serves from etcd, without a watch cache: all but Pods and Nodes, the two a
+// simulator holds thousands of and that every component watches. An idle
+// watch cache still wakes each second to send its bookmarks, and
+// kube-controller-manager's garbage collector and quota controllers watch
+// every resource, so kube-apiserver kept ~60 of them, each with its etcd
+// watch and its goroutines: two fifths of an idle simulator's control plane
+// CPU (issue 37, docs/performance.md). A resource with few objects and
+// watchers costs no more read from etcd. Resources added by a later
+// kube-apiserver get a watch cache until they are named here; custom
+// resources always do.
+var uncachedResources = map[string][]string{
+	"": {"configmaps", "endpoints", "limitranges", "namespaces", "persistentvolumeclaims", "persistentvolumes",
+		"podtemplates", "replicationcontrollers", "resourcequotas", "secrets", "serviceaccounts", "services"},
+	"admissionregistration.k8s.io": {"mutatingadmissionpolicies", "mutatingadmissionpolicybindings", "mutatingwebhookconfigurations",
+		"validatingadmissionpolicies", "validatingadmissionpolicybindings", "validatingwebhookconfigurations"},
+	"apiextensions.k8s.io":         {"customresourcedefinitions"},
+	"apiregistration.k8s.io":       {"apiservices"},
+	"apps":                         {"controllerrevisions", "daemonsets", "deployments", "replicasets", "statefulsets"},
+	"autoscaling":                  {"horizontalpodautoscalers"},
+	"batch":                        {"cronjobs", "jobs"},
+	"certificates.k8s.io":          {"certificatesigningrequests", "clustertrustbundles", "podcertificaterequests"},
+	"coordination.k8s.io":          {"leases"},
+	"discovery.k8s.io":             {"endpointslices"},
+	"flowcontrol.apiserver.k8s.io": {"flowschemas", "prioritylevelconfigurations"},
+	"networking.k8s.io":            {"ingressclasses", "ingresses", "ipaddresses", "networkpolicies", "servicecidrs"},
+	"node.k8s.io":                  {"runtimeclasses"},
+	"policy":                       {"poddisruptionbudgets"},
+	"rbac.authorization.k8s.io":    {"clusterrolebindings", "clusterroles", "rolebindings", "roles"},
+	"resource.k8s.io":              {"deviceclasses", "devicetaintrules", "resourceclaims", "resourceclaimtemplates", "resourceslices"},
+	"scheduling.k8s.io":            {"priorityclasses"},
+	"storage.k8s.io":               {"csidrivers", "csinodes", "csistoragecapacities", "storageclasses", "volumeattachments", "volumeattributesclasses"},
+	"storagemigration.k8s.io":      {"storageversionmigrations"},
+}
+
+// uncachedResourceSizes is --watch-cache-sizes for uncachedResources: size
+// 0 turns a resource's watch cache off.
+func uncachedResourceSizes() string {
+	var sizes []string
+	for _, group := range slices.Sorted(maps.Keys(uncachedResources)) {
+		for _, resource := range uncachedResources[group] {
+			gr := schema.GroupResource{Group: group, Resource: resource}
+			sizes = append(sizes, gr.String()+"#0")
+		}
+	}
+	return strings.Join(sizes, ",")
 }
 
 func advertiseAddress(o *config.Options) string {

@@ -119,6 +119,7 @@ func TestKubeAPIServerSpec(t *testing.T) {
 				"client-ca-file": "/creds/ca.crt", "tls-cert-file": "/creds/apiserver.crt",
 				"service-account-key-file": "/creds/sa.pub", "service-account-signing-key-file": "/creds/sa.key",
 				"authorization-mode": "RBAC", "disable-admission-plugins": "ServiceAccount,TaintNodesByCondition,StorageObjectInUseProtection",
+				"etcd-count-metric-poll-period": "0",
 			},
 			// etcdstore writes kube-apiserver's default storage: protobuf,
 			// not encrypted.

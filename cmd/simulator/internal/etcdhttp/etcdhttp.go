@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -260,7 +261,13 @@ func (c *Client) do(ctx context.Context, method, u string, body []byte) (*http.R
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		// The url.Error repeats the URL; its cause is the news.
+		// The url.Error repeats the URL; its cause is the news. A network
+		// error is said as the network said it: net/http may wrap one in
+		// names of its own (a TLS alert read while the connection idles
+		// comes as "readLoopPeekFailLocked: remote error: tls: ...").
+		if oe := (*net.OpError)(nil); errors.As(err, &oe) {
+			return nil, oe
+		}
 		if ue := (*url.Error)(nil); errors.As(err, &ue) {
 			return nil, ue.Err
 		}
