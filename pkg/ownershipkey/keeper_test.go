@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -172,6 +174,18 @@ func TestSecretRefused(t *testing.T) {
 // is deleted.
 func TestRun(t *testing.T) {
 	client := fake.NewClientset()
+	// The fake clientset's watch starts after its list, and misses what
+	// happens between: once the keeper watches, the Secret is touched (so
+	// that its informer holds it, whenever it was made) and then deleted.
+	watching := make(chan struct{})
+	var once sync.Once
+	client.PrependWatchReactor("secrets", func(action clienttesting.Action) (bool, watch.Interface, error) {
+		w, err := client.Tracker().Watch(action.GetResource(), action.GetNamespace())
+		if err == nil {
+			once.Do(func() { close(watching) })
+		}
+		return true, w, err
+	})
 	k := New(client, ns)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
@@ -199,6 +213,19 @@ func TestRun(t *testing.T) {
 		return key
 	}
 	key := waitForKey()
+	select {
+	case <-watching:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the keeper never watched the Secret")
+	}
+	secret, err := client.CoreV1().Secrets(ns).Get(t.Context(), SecretName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	metav1.SetMetaDataAnnotation(&secret.ObjectMeta, "touched", "true")
+	if _, err := client.CoreV1().Secrets(ns).Update(t.Context(), secret, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if err := client.CoreV1().Secrets(ns).Delete(t.Context(), SecretName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -252,7 +252,7 @@ func KubeAPIServerSpec(o *config.Options, bin string) supervisor.Spec {
 // watch cache still wakes each second to send its bookmarks, and
 // kube-controller-manager's garbage collector and quota controllers watch
 // every resource, so kube-apiserver kept ~60 of them, each with its etcd
-// watch and its goroutines: two fifths of an idle simulator's control plane
+// watch and its goroutines: a third of an idle simulator's control plane
 // CPU (issue 37, docs/performance.md). A resource with few objects and
 // watchers costs no more read from etcd. Resources added by a later
 // kube-apiserver get a watch cache until they are named here; custom
