@@ -21,6 +21,7 @@ package controlplane
 
 import (
 	_ "embed"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"maps"
@@ -418,7 +419,7 @@ func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervis
 func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
 	args := []string{
 		"--kubeconfig=" + l.AdminKubeconfig(),
-		"--config=" + l.KwokConfig(),
+		"--config=" + csvField(l.KwokConfig()),
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
 		"--manage-nodes-with-label-selector=",
@@ -429,6 +430,18 @@ func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
 		args = append(args, "--server-address=127.0.0.1:"+strconv.Itoa(o.KwokPort))
 	}
 	return supervisor.Spec{Name: Kwok, Path: bin, Args: args}
+}
+
+// csvField is s as one field of a flag that takes a comma-separated list
+// (pflag reads it as CSV, kwok's --config among them): quoted when it holds
+// a comma or a quote, which a path may.
+func csvField(s string) string {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	// A strings.Builder takes every write: Flush has no error to report.
+	_ = w.Write([]string{s})
+	w.Flush()
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // SharedRuntime is the name of the one child that runs kube-apiserver,

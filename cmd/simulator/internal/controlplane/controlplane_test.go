@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
@@ -179,6 +180,19 @@ func TestKwokSpec(t *testing.T) {
 	spec = KwokSpec(options(func(o *config.Options) { o.KwokPort = 0 }), "/bin/kwok", l)
 	if got, ok := flagValue(spec.Args, "server-address"); ok {
 		t.Errorf("--server-address = %q with port 0, want no server", got)
+	}
+	// kwok's --config is a list, read as CSV: a path with a comma (a test's
+	// temporary directory, "TestX/a,_b") stays one path, as kwok reads it.
+	for _, dir := range []string{"/data", "/tmp/TestX/a,_b", `/tmp/say "hi"`} {
+		got, _ := flagValue(KwokSpec(options(nil), "/bin/kwok", Layout{Dir: dir}).Args, "config")
+		fs := pflag.NewFlagSet("kwok", pflag.ContinueOnError)
+		paths := fs.StringSlice("config", nil, "")
+		if err := fs.Parse([]string{"--config=" + got}); err != nil {
+			t.Fatalf("--config=%s: %v", got, err)
+		}
+		if want := []string{filepath.Join(dir, "kwok.yaml")}; !slices.Equal(*paths, want) {
+			t.Errorf("--config=%s reads as %q, want %q", got, *paths, want)
+		}
 	}
 }
 
