@@ -48,9 +48,10 @@ type Environment struct {
 	BindAddress            string
 	AdvertiseAddress       string
 	TerminationMessagePath string
-	// SharedRuntime runs kube-apiserver, kube-controller-manager, kwok and
-	// sim-scheduler in one process (sim-control-plane).
-	SharedRuntime bool
+	// SeparateProcesses runs kube-apiserver, kube-controller-manager, kwok
+	// and sim-scheduler each as a process of its own rather than in one
+	// (sim-control-plane, the default).
+	SeparateProcesses bool
 }
 
 // Var is one environment variable.
@@ -92,8 +93,8 @@ func (e Environment) Vars() []Var {
 	str(EnvBindAddress, e.BindAddress)
 	str(EnvAdvertiseAddress, e.AdvertiseAddress)
 	str(EnvTerminationLog, e.TerminationMessagePath)
-	if e.SharedRuntime {
-		str(EnvSharedRuntime, "true")
+	if e.SeparateProcesses {
+		str(EnvSharedRuntime, "false")
 	}
 	return out
 }

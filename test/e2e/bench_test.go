@@ -423,14 +423,14 @@ func BenchmarkSimulatorPod(b *testing.B) {
 	b.ReportMetric(times[len(times)-1].Seconds(), "create-to-available-max-s")
 
 	// The alternative measured beside them: a simulator whose control
-	// plane is one process (SIMULATOR_SHARED_RUNTIME=true).
-	more := []string{"second", "third", "shared"}
+	// plane is four processes (SIMULATOR_SHARED_RUNTIME=false).
+	more := []string{"second", "third", "separate"}
 	for _, name := range more {
 		s := &v1alpha1.Simulator{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		if name == "shared" {
+		if name == "separate" {
 			s.Spec.PodTemplate = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
-				Name: "simulator",
-				Env:  []corev1.EnvVar{{Name: contract.EnvSharedRuntime, Value: "true"}},
+				Name: contract.SimulatorContainer,
+				Env:  []corev1.EnvVar{{Name: contract.EnvSharedRuntime, Value: "false"}},
 			}}}}
 		}
 		if _, err := client.Create(b.Context(), s, metav1.CreateOptions{}); err != nil {
@@ -445,8 +445,8 @@ func BenchmarkSimulatorPod(b *testing.B) {
 	reportPodMemory(b, "idle", podMemory(b, simulatorPod(b, last)))
 	for i, pod := range morePods {
 		m := podMemory(b, pod)
-		if more[i] == "shared" {
-			reportPodMemory(b, "idle-shared", m)
+		if more[i] == "separate" {
+			reportPodMemory(b, "idle-separate", m)
 			continue
 		}
 		b.ReportMetric(framework.MiB(m.cgroup.WorkingSet), more[i]+"-pod-working-set-MiB")

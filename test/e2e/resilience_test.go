@@ -32,11 +32,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
+	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
-// TestInnerAPIServerKilled kills (SIGKILL) the inner kube-apiserver of a
-// running simulator: it comes back, the simulator is Available again, and
+// TestInnerAPIServerKilled kills (SIGKILL) the process of the inner
+// kube-apiserver of a running simulator (as shipped, the one process of its
+// control plane): it comes back, the simulator is Available again, and
 // what was stored before is still there (etcd is another container).
 func TestInnerAPIServerKilled(t *testing.T) {
 	ns := newNamespace(t, "kill-")
@@ -53,7 +55,7 @@ func TestInnerAPIServerKilled(t *testing.T) {
 		t.Fatalf("creating a namespace in the simulator: %v", err)
 	}
 
-	pid := containerProcess(t, pod, "simulator", "kube-apiserver")
+	pid := containerProcess(t, pod, contract.SimulatorContainer, controlPlaneComm)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("killing the inner kube-apiserver (pid %d): %v", pid, err)
 	}
@@ -85,7 +87,7 @@ func TestInnerAPIServerKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frozen := containerProcess(t, current, "simulator", "kube-apiserver")
+	frozen := containerProcess(t, current, contract.SimulatorContainer, controlPlaneComm)
 	if err := syscall.Kill(frozen, syscall.SIGSTOP); err != nil {
 		t.Fatalf("freezing the inner kube-apiserver (pid %d): %v", frozen, err)
 	}
@@ -107,6 +109,10 @@ func TestInnerAPIServerKilled(t *testing.T) {
 	resume()
 	waitAvailable(t, ns, created.Name)
 }
+
+// controlPlaneComm is how /proc names the process of a simulator's control
+// plane (sim-control-plane, cut to the kernel's 15 characters).
+var controlPlaneComm = "sim-control-plane"[:15]
 
 // containerProcess returns the PID of the process named name in a container
 // of the Pod, failing the test if there is none.

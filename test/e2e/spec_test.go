@@ -42,10 +42,10 @@ import (
 )
 
 // TestPodTemplate runs a simulator whose podTemplate adds a label, limits
-// the simulator container and sets its SIMULATOR_SHARED_RUNTIME: the Pod
-// carries them, the node's cgroup enforces the limit, and the simulator is
-// Available within it, its control plane one process (sim-control-plane,
-// no kube-apiserver of its own).
+// the simulator container and sets its SIMULATOR_SHARED_RUNTIME=false: the
+// Pod carries them, the node's cgroup enforces the limit, and the simulator
+// is Available within it, its control plane four processes (a
+// kube-apiserver of its own, no sim-control-plane).
 func TestPodTemplate(t *testing.T) {
 	ns := newNamespace(t, "template-")
 	limit := resource.MustParse("1Gi")
@@ -58,7 +58,7 @@ func TestPodTemplate(t *testing.T) {
 				Resources: corev1.ResourceRequirements{
 					Limits: corev1.ResourceList{corev1.ResourceMemory: limit},
 				},
-				Env: []corev1.EnvVar{{Name: contract.EnvSharedRuntime, Value: "true"}},
+				Env: []corev1.EnvVar{{Name: contract.EnvSharedRuntime, Value: "false"}},
 			}}},
 		}},
 	}, metav1.CreateOptions{})
@@ -81,15 +81,14 @@ func TestPodTemplate(t *testing.T) {
 		if got != limit.Value() {
 			t.Errorf("memory limit of the simulator container's cgroup = %d, want %d", got, limit.Value())
 		}
-		// A process's comm holds the first 15 bytes of its name.
-		containerProcess(t, pod, contract.SimulatorContainer, "sim-control-plane"[:15])
+		containerProcess(t, pod, contract.SimulatorContainer, "kube-apiserver")
 		pids, err := framework.ContainerPIDs(cs.ContainerID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, pid := range pids {
-			if comm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm")); err == nil && strings.TrimSpace(string(comm)) == "kube-apiserver" {
-				t.Errorf("a kube-apiserver process (%d) runs beside the shared runtime", pid)
+			if comm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm")); err == nil && strings.TrimSpace(string(comm)) == controlPlaneComm {
+				t.Errorf("a sim-control-plane process (%d) runs beside the separate processes", pid)
 			}
 		}
 		return

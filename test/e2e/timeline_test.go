@@ -168,8 +168,8 @@ func reportMilestones(b *testing.B, runs [][]milestone) {
 }
 
 // simulatorLogMilestones reads, from the simulator container's log, when it
-// first started each child ("CHILD started") and when it logged itself
-// ready ("ready"). klog's timestamps carry no year: they are placed on the
+// first started each child or each component of its control plane's one
+// process ("NAME started") and when it logged itself ready ("ready"). klog's timestamps carry no year: they are placed on the
 // day of ref.
 func simulatorLogMilestones(tb testing.TB, pod *corev1.Pod, ref time.Time) map[string]time.Time {
 	tb.Helper()
@@ -188,6 +188,15 @@ func simulatorLogMilestones(tb testing.TB, pod *corev1.Pod, ref time.Time) map[s
 			}
 			path, _, _ = strings.Cut(path, `"`)
 			key = filepath.Base(path) + " started"
+		case strings.Contains(line, `"Starting component"`):
+			// … "Starting component" component="kube-apiserver": one of
+			// the control plane's, in its one process (as shipped).
+			_, name, ok := strings.Cut(line, ` component="`)
+			if !ok {
+				continue
+			}
+			name, _, _ = strings.Cut(name, `"`)
+			key = name + " started"
 		case strings.Contains(line, `"Simulator ready"`):
 			key = "ready"
 		default:

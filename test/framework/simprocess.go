@@ -181,7 +181,7 @@ func (c *Cluster) startSimulatorProcess(ctx context.Context, namespace, name str
 		return nil, nil, err
 	}
 	binaries := map[string]string{}
-	for _, b := range []string{"etcd", "simulator", "kube-apiserver", "sim-scheduler", "kube-controller-manager", "kwok"} {
+	for _, b := range []string{"etcd", "simulator", "sim-control-plane", "kube-apiserver", "sim-scheduler", "kube-controller-manager", "kwok"} {
 		if binaries[b], err = findTool(binDir, b); err != nil {
 			return nil, nil, err
 		}

@@ -46,11 +46,11 @@ import (
 // over the idle time's second half (millicores-PROGRAM, millicores-total):
 // what an idle simulator costs its node.
 //
-// Its contenders are the simulator as shipped ("separate": kube-apiserver,
-// kube-controller-manager, kwok and sim-scheduler each a process) and with
-// the four in one process ("shared", SIMULATOR_SHARED_RUNTIME=true: its
-// figures are sim-control-plane's),
-// one after the other in an order that rotates.
+// Its contenders are the simulator as shipped ("shared": kube-apiserver,
+// kube-controller-manager, kwok and sim-scheduler in one process, its
+// figures sim-control-plane's) and with the four each a process
+// ("separate", SIMULATOR_SHARED_RUNTIME=false), one after the other in an
+// order that rotates.
 //
 // SIM_BENCH_BIN_DIRS=NAME=DIR,NAME=DIR,... compares variants of the
 // children (flags, environment, builds) as contenders: each iteration runs
@@ -68,7 +68,7 @@ func BenchmarkStartToReady(b *testing.B) {
 		name, dir string
 		env       []string
 	}
-	variants := []variant{{"separate", bins, nil}, {"shared", bins, contract.Environment{SharedRuntime: true}.Strings()}}
+	variants := []variant{{"separate", bins, contract.Environment{SeparateProcesses: true}.Strings()}, {"shared", bins, nil}}
 	if v := os.Getenv("SIM_BENCH_BIN_DIRS"); v != "" {
 		variants = nil
 		for _, pair := range strings.Split(v, ",") {

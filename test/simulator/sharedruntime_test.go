@@ -28,18 +28,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 	"sigs.k8s.io/simulator-apiserver/test/framework"
 )
 
-// TestSharedRuntime runs a simulator whose kube-apiserver,
-// kube-controller-manager, kwok and sim-scheduler share one process
-// (SIMULATOR_SHARED_RUNTIME=true): each does its part, the scheduler takes
-// a new configuration within the process, and the process, killed, is
-// started again with all four.
+// TestSharedRuntime runs a simulator as shipped, its kube-apiserver,
+// kube-controller-manager, kwok and sim-scheduler in one process: each
+// does its part, the scheduler takes a new configuration within the
+// process, and the process, killed, is started again with all four.
 func TestSharedRuntime(t *testing.T) {
 	etcd := framework.StartThrowawayEtcd(t)
-	sim := framework.StartStandaloneSimulator(t, etcd, "/simulators/test/shared/uid-1", contract.Environment{SharedRuntime: true}.Strings()...)
+	sim := framework.StartStandaloneSimulator(t, etcd, "/simulators/test/shared/uid-1")
 	took := sim.WaitReady(t, 2*time.Minute)
 	t.Logf("simulator ready %v after start", took.Round(time.Millisecond))
 	c := sim.Client(t)

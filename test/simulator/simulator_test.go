@@ -227,9 +227,14 @@ func metas[T any, PT interface {
 	return out
 }
 
+// TestSimulator runs the simulator with each of kube-apiserver,
+// kube-controller-manager, kwok and sim-scheduler a process of its own
+// (SIMULATOR_SHARED_RUNTIME=false), so that its steps see each restart as
+// its supervisor makes it; TestSharedRuntime and every other test run the
+// default, the four in one process.
 func TestSimulator(t *testing.T) {
 	etcd := framework.StartThrowawayEtcd(t)
-	sim := framework.StartStandaloneSimulator(t, etcd, "/simulators/test/sim/uid-1")
+	sim := framework.StartStandaloneSimulator(t, etcd, "/simulators/test/sim/uid-1", contract.Environment{SeparateProcesses: true}.Strings()...)
 
 	took := sim.WaitReady(t, 2*time.Minute)
 	t.Logf("simulator ready %v after start", took.Round(time.Millisecond))

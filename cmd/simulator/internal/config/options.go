@@ -82,8 +82,8 @@ type Options struct {
 	// none. Only the environment sets it: the server decides it.
 	Source *contract.Source
 	// SharedRuntime runs kube-apiserver, kube-controller-manager, kwok and
-	// sim-scheduler as one process (sim-control-plane) instead
-	// of four.
+	// sim-scheduler as one process (sim-control-plane) instead of four: the
+	// default, one Go runtime's memory rather than four (issue 37).
 	SharedRuntime bool
 }
 
@@ -97,6 +97,7 @@ func NewOptions() *Options {
 		SchedulerPort:  contract.SchedulerPort,
 		KwokPort:       contract.KwokPort,
 		BindAddress:    contract.DefaultBindAddress,
+		SharedRuntime:  true,
 
 		TerminationMessagePath: contract.DefaultTerminationMessagePath,
 	}
@@ -119,7 +120,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.KwokPort, "kwok-port", o.KwokPort, "kwok controller's server port on 127.0.0.1; 0 disables it (env "+contract.EnvKwokPort+").")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "Address the inner kube-apiserver and the simulator server listen on (env "+contract.EnvBindAddress+").")
 	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "Advertised address of the inner kube-apiserver (env "+contract.EnvAdvertiseAddress+").")
-	fs.BoolVar(&o.SharedRuntime, "shared-runtime", o.SharedRuntime, "Run kube-apiserver, kube-controller-manager, kwok and sim-scheduler as one process (env "+contract.EnvSharedRuntime+"=true).")
+	fs.BoolVar(&o.SharedRuntime, "shared-runtime", o.SharedRuntime, "Run kube-apiserver, kube-controller-manager, kwok and sim-scheduler as one process; false runs each as a process of its own (env "+contract.EnvSharedRuntime+").")
 	fs.StringVar(&o.TerminationMessagePath, "termination-message-path", o.TerminationMessagePath, "File that receives why the simulator ended, written only if it exists (env "+contract.EnvTerminationLog+").")
 }
 

@@ -83,10 +83,10 @@ func TestOptionsFromFlagsAndEnv(t *testing.T) {
 				contract.EnvKwokPort:         "0",
 				contract.EnvBindAddress:      "127.0.0.1",
 				contract.EnvAdvertiseAddress: "10.1.2.3",
-				contract.EnvSharedRuntime:    "true",
+				contract.EnvSharedRuntime:    "false",
 			},
 			want: defaults(func(o *Options) {
-				o.SharedRuntime = true
+				o.SharedRuntime = false
 				o.CredentialsDir = "/creds"
 				o.EtcdPrefix = "/simulators/ns/name/uid"
 				o.BinDir, o.DataDir = "/bin", "/data"
@@ -326,7 +326,7 @@ func TestEnvironmentRoundTrip(t *testing.T) {
 		BindAddress:            "127.0.0.1",
 		AdvertiseAddress:       "10.1.2.3",
 		TerminationMessagePath: "/termination-log",
-		SharedRuntime:          true,
+		SeparateProcesses:      true,
 		Source:                 &contract.Source{Mode: contract.SourceModeOnce, Dir: "/source", Namespaces: []string{"a"}, LabelSelector: "x=y", QPS: 7, Workloads: true},
 	}
 	v := reflect.ValueOf(env)
@@ -350,7 +350,7 @@ func TestEnvironmentRoundTrip(t *testing.T) {
 		CORSAllowedOrigins: o.CORSAllowedOrigins, EtcdTLSDir: o.EtcdTLSDir, BinDir: o.BinDir,
 		DataDir: o.DataDir, SchedulerPort: o.SchedulerPort, KwokPort: o.KwokPort,
 		BindAddress: o.BindAddress, AdvertiseAddress: o.AdvertiseAddress,
-		TerminationMessagePath: o.TerminationMessagePath, Source: o.Source, SharedRuntime: o.SharedRuntime,
+		TerminationMessagePath: o.TerminationMessagePath, Source: o.Source, SeparateProcesses: !o.SharedRuntime,
 	}
 	if diff := cmp.Diff(env, got); diff != "" {
 		t.Errorf("the simulator read back (-written +read):\n%s", diff)
