@@ -202,7 +202,11 @@ func simulatorLogMilestones(tb testing.TB, pod *corev1.Pod, ref time.Time) map[s
 		default:
 			continue
 		}
-		// I1130 23:01:51.248468   15054 app.go:200] "…"
+		// I1130 23:01:51.248468   15054 app.go:200] "…", a child's line
+		// after its name: [control-plane] I1130 …
+		if strings.HasPrefix(line, "[") {
+			_, line, _ = strings.Cut(line, "] ")
+		}
 		fields := strings.Fields(line)
 		if len(fields) < 2 || len(fields[0]) != 5 {
 			continue

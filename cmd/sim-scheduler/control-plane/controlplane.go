@@ -80,6 +80,7 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 	}
 	fs := pflag.NewFlagSet("sim-control-plane", pflag.ContinueOnError)
 	kubeconfig := fs.String("kubeconfig", "", "Admin kubeconfig of the kube-apiserver it runs: kube-controller-manager and kwok start once kube-apiserver is ready through it, sim-scheduler once it serves; empty starts them all at once.")
+	readyExcludes := fs.StringSlice("ready-excludes", nil, "kube-apiserver's /readyz checks that kube-controller-manager and kwok do not wait for (post-start hooks whose objects the simulator writes itself).")
 	if err := fs.Parse(args[:first]); err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 		if err != nil {
 			return fmt.Errorf("--kubeconfig: %w", err)
 		}
-		whenReady, whenServing = answers(client, "/readyz"), answers(client, "/version")
+		whenReady, whenServing = answers(client, "/readyz", *readyExcludes...), answers(client, "/version")
 	}
 	// Components' loopback clients must not log the warnings they cause.
 	rest.SetDefaultWarningHandler(rest.NoWarnings{})
@@ -171,11 +172,16 @@ func schedulerComponent(args []string, registryOptions ...app.Option) sharedrunt
 	}}
 }
 
-// answers waits until kube-apiserver answers GET path with a success.
-func answers(client *rest.RESTClient, path string) func(context.Context) error {
+// answers waits until kube-apiserver answers GET path, without the checks
+// excluded, with a success.
+func answers(client *rest.RESTClient, path string, excludes ...string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		return wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-			return client.Get().AbsPath(path).Do(ctx).Error() == nil, nil
+			req := client.Get().AbsPath(path)
+			for _, check := range excludes {
+				req = req.Param("exclude", check)
+			}
+			return req.Do(ctx).Error() == nil, nil
 		})
 	}
 }

@@ -39,6 +39,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/bootstrapseed"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/config"
 	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/supervisor"
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
@@ -456,8 +457,11 @@ const SharedRuntime = "control-plane"
 // and with it when one ends it.
 func SharedRuntimeSpec(o *config.Options, bins Binaries, l Layout) supervisor.Spec {
 	// The others start once kube-apiserver is ready (sim-scheduler once it
-	// serves), as their own children would.
-	args := []string{"--kubeconfig=" + l.AdminKubeconfig()}
+	// serves), as their own children would: ready but for the hooks whose
+	// objects the simulator seeds, as the simulator's own check has it once
+	// seeded (kube-controller-manager and kwok are admins: they need
+	// neither the bootstrap roles nor the priority classes).
+	args := []string{"--kubeconfig=" + l.AdminKubeconfig(), "--ready-excludes=" + strings.Join(bootstrapseed.Hooks, ",")}
 	for i, c := range []struct {
 		name string
 		spec supervisor.Spec

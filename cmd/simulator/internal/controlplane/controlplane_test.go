@@ -241,7 +241,10 @@ func TestSharedRuntimeSpec(t *testing.T) {
 	if spec.Path != "/bin/sim-control-plane" || spec.Name != SharedRuntime || !slices.Contains(spec.Env, "GOGC=50") {
 		t.Errorf("spec %s %s %v, want control-plane /bin/sim-control-plane with GOGC=50", spec.Name, spec.Path, spec.Env)
 	}
-	want := []string{"--kubeconfig=/data/admin.kubeconfig", KubeAPIServer}
+	// kube-controller-manager and kwok wait for kube-apiserver's readiness
+	// but for the hooks the simulator seeds, as its own check does.
+	want := []string{"--kubeconfig=/data/admin.kubeconfig",
+		"--ready-excludes=poststarthook/rbac/bootstrap-roles,poststarthook/scheduling/bootstrap-system-priority-classes", KubeAPIServer}
 	want = append(want, KubeAPIServerSpec(o, "").Args...)
 	want = append(want, "---", KubeControllerManager)
 	want = append(want, KubeControllerManagerSpec(o, "", l).Args...)
