@@ -36,8 +36,9 @@ import (
 )
 
 // hookManager is the field manager of what kube-apiserver's bootstrap
-// hooks write (their loopback client's user agent).
-const hookManager = "kube-apiserver"
+// hooks write: their loopback client's user agent, which names the
+// program, sim-control-plane as the simulator runs it.
+const hookManager = "sim-control-plane"
 
 // TestBootstrapObjectsSeeded: a new simulator's etcd gets the bootstrap RBAC
 // policy and system PriorityClasses from the simulator (bootstrapseed), in
