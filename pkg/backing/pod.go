@@ -257,14 +257,14 @@ func readyz(s *v1alpha1.Simulator) corev1.ProbeHandler {
 }
 
 // The containers' requests: memory adds up to the Pod's measured idle
-// working set (187 MiB, its control plane one process, docs/performance.md;
+// working set (188 MiB, its control plane one process, docs/performance.md;
 // its split between the two containers is an estimate, etcd being the
-// smaller), so that the Pod is
-// not BestEffort, first to be evicted, and the scheduler places it where
-// it fits; CPU is small enough that 40 fit on a node of 2 CPUs. No limits: a busy simulator may use what is free. A
+// smaller), so that the Pod is not BestEffort, first to be evicted, and the
+// scheduler places it where it fits; CPU is small enough that 40 fit on a
+// node of 2 CPUs. No limits: a busy simulator may use what is free. A
 // podTemplate may set others (its fields win).
 var (
-	simulatorRequests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("25m"), corev1.ResourceMemory: resource.MustParse("139Mi")}
+	simulatorRequests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("25m"), corev1.ResourceMemory: resource.MustParse("140Mi")}
 	etcdRequests      = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("48Mi")}
 )
 

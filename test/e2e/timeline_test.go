@@ -169,8 +169,8 @@ func reportMilestones(b *testing.B, runs [][]milestone) {
 
 // simulatorLogMilestones reads, from the simulator container's log, when it
 // first started each child or each component of its control plane's one
-// process ("NAME started") and when it logged itself ready ("ready"). klog's timestamps carry no year: they are placed on the
-// day of ref.
+// process ("NAME started") and when it logged itself ready ("ready").
+// klog's timestamps carry no year: they are placed on the day of ref.
 func simulatorLogMilestones(tb testing.TB, pod *corev1.Pod, ref time.Time) map[string]time.Time {
 	tb.Helper()
 	out := map[string]time.Time{}
@@ -182,20 +182,18 @@ func simulatorLogMilestones(tb testing.TB, pod *corev1.Pod, ref time.Time) map[s
 		switch {
 		case strings.Contains(line, `"Started child"`):
 			// … "Started child" pid=123 path="/usr/local/bin/kube-apiserver"
-			_, path, ok := strings.Cut(line, ` path="`)
+			path, ok := logValue(line, "path")
 			if !ok {
 				continue
 			}
-			path, _, _ = strings.Cut(path, `"`)
 			key = filepath.Base(path) + " started"
 		case strings.Contains(line, `"Starting component"`):
 			// … "Starting component" component="kube-apiserver": one of
 			// the control plane's, in its one process (as shipped).
-			_, name, ok := strings.Cut(line, ` component="`)
+			name, ok := logValue(line, "component")
 			if !ok {
 				continue
 			}
-			name, _, _ = strings.Cut(name, `"`)
 			key = name + " started"
 		case strings.Contains(line, `"Simulator ready"`):
 			key = "ready"
@@ -222,4 +220,14 @@ func simulatorLogMilestones(tb testing.TB, pod *corev1.Pod, ref time.Time) map[s
 		}
 	}
 	return out
+}
+
+// logValue is the quoted value of key in a klog line: … key="value".
+func logValue(line, key string) (string, bool) {
+	_, rest, ok := strings.Cut(line, " "+key+`="`)
+	if !ok {
+		return "", false
+	}
+	value, _, _ := strings.Cut(rest, `"`)
+	return value, true
 }
