@@ -38,6 +38,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/command"
+	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/gcpacing"
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/sharedruntime"
 )
 
@@ -81,6 +82,9 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 	fs := pflag.NewFlagSet("sim-control-plane", pflag.ContinueOnError)
 	kubeconfig := fs.String("kubeconfig", "", "Admin kubeconfig of the kube-apiserver it runs: kube-controller-manager and kwok start once kube-apiserver is ready through it, sim-scheduler once it serves; empty starts them all at once.")
 	readyExcludes := fs.StringSlice("ready-excludes", nil, "kube-apiserver's /readyz checks that kube-controller-manager and kwok do not wait for (post-start hooks whose objects the simulator writes itself).")
+	pacing := gcpacing.Default
+	fs.IntVar(&pacing.BusyPercent, "busy-gc-percent", pacing.BusyPercent, "The garbage collector's percent (as GOGC) while the process allocates at least --busy-alloc-rate; GOGC's own when idle. 0 or GOGC's: GOGC's always.")
+	fs.Float64Var(&pacing.BusyRate, "busy-alloc-rate", pacing.BusyRate, "Bytes allocated a second at and above which the process is busy.")
 	if err := fs.Parse(args[:first]); err != nil {
 		return err
 	}
@@ -132,6 +136,10 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 	rt := sharedruntime.New(components...)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	gcpacing.LimitToContainer(ctx)
+	if pacing.BusyPercent > 0 {
+		go gcpacing.Run(ctx, pacing)
+	}
 	go func() {
 		<-server.SetupSignalHandler()
 		cancel()

@@ -35,6 +35,16 @@ import (
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 )
 
+// The client rate of the control plane's components (the simulator's own
+// clients, kube-controller-manager, and sim-scheduler unless its
+// configuration sets one): workloads and traces arrive as fast as a
+// scenario says, not at client-go's defaults (kube-scheduler's 50 a second
+// held a trace replayed at 60x, 83 Pods a second, behind its bindings).
+const (
+	ClientQPS   = 200
+	ClientBurst = 400
+)
+
 // Options is the simulator's configuration.
 type Options struct {
 	// KubeAPIPort is the inner kube-apiserver's secure port.

@@ -182,8 +182,8 @@ func AdminRESTConfig(o *config.Options) *rest.Config {
 			CertFile: o.Credential(contract.FileAdminCert),
 			KeyFile:  o.Credential(contract.FileAdminKey),
 		},
-		QPS:   200,
-		Burst: 400,
+		QPS:   config.ClientQPS,
+		Burst: config.ClientBurst,
 	}
 }
 
@@ -397,8 +397,8 @@ func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervis
 		"--leader-elect=false",
 		// Workloads arrive as fast as a scenario's timeline says, not at
 		// the default client rate (20/s: 60 s for a Deployment of 1,200).
-		"--kube-api-qps=200",
-		"--kube-api-burst=400",
+		"--kube-api-qps=" + strconv.Itoa(config.ClientQPS),
+		"--kube-api-burst=" + strconv.Itoa(config.ClientBurst),
 		"--node-monitor-grace-period=" + NodeMonitorGracePeriod.String(),
 		"--node-startup-grace-period=" + NodeMonitorGracePeriod.String(),
 		// Nothing reaches it: health is the supervisor's restarts.

@@ -40,6 +40,8 @@ import (
 
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/yaml"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/simulator/internal/config"
 )
 
 // The configuration's type.
@@ -66,8 +68,12 @@ func invalidf(format string, args ...any) error {
 // Normalize parses data, a KubeSchedulerConfiguration v1 in YAML or JSON
 // (empty means all defaults), and returns it as JSON with the fields the
 // simulator owns forced: clientConnection.kubeconfig is the simulator's
-// admin kubeconfig and leader election is off. Every other field is kept
-// as written for kube-scheduler's strict decoding.
+// admin kubeconfig and leader election is off. Without a client rate
+// (clientConnection.qps and burst), it gets the control plane's
+// (config.ClientQPS): at kube-scheduler's default, 50 a second for its
+// bindings, a trace replayed faster than the scheduler's client may write
+// would measure the client's limit. Every other field is kept as written
+// for kube-scheduler's strict decoding.
 func Normalize(data []byte, kubeconfig string) ([]byte, error) {
 	obj := map[string]any{"apiVersion": APIVersion, "kind": Kind}
 	if len(bytes.TrimSpace(data)) > 0 {
@@ -99,6 +105,12 @@ func Normalize(data []byte, kubeconfig string) ([]byte, error) {
 	}
 	if err := set("clientConnection", "kubeconfig", kubeconfig); err != nil {
 		return nil, err
+	}
+	conn := obj["clientConnection"].(map[string]any)
+	if _, ok := conn["qps"]; !ok {
+		if _, ok := conn["burst"]; !ok {
+			conn["qps"], conn["burst"] = config.ClientQPS, config.ClientBurst
+		}
 	}
 	if err := set("leaderElection", "leaderElect", false); err != nil {
 		return nil, err

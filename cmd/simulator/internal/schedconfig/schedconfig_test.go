@@ -32,17 +32,21 @@ import (
 const kubeconfig = "/data/admin.kubeconfig"
 
 func TestNormalize(t *testing.T) {
-	// JSON objects come out with sorted keys.
-	owned := func(extra string) string {
-		return `{"apiVersion":"kubescheduler.config.k8s.io/v1","clientConnection":{"kubeconfig":"/data/admin.kubeconfig"` + extra + `},"kind":"KubeSchedulerConfiguration","leaderElection":{"leaderElect":false}`
+	// JSON objects come out with sorted keys. conn is clientConnection's
+	// fields, the kubeconfig's and rate's among them.
+	withConn := func(conn string) string {
+		return `{"apiVersion":"kubescheduler.config.k8s.io/v1","clientConnection":{` + conn + `},"kind":"KubeSchedulerConfiguration","leaderElection":{"leaderElect":false}`
 	}
+	// owned has the control plane's client rate, for a configuration
+	// that sets none.
+	owned := func() string { return withConn(`"burst":400,"kubeconfig":"/data/admin.kubeconfig","qps":200`) }
 	tests := []struct {
 		name    string
 		in      string
 		want    string
 		wantErr string
 	}{
-		{name: "empty means defaults", in: " \n", want: owned("") + "}"},
+		{name: "empty means defaults", in: " \n", want: owned() + "}"},
 		{
 			name: "YAML, owned fields forced, others kept",
 			in: `apiVersion: kubescheduler.config.k8s.io/v1
@@ -56,17 +60,22 @@ percentageOfNodesToScore: 50
 profiles:
 - schedulerName: default-scheduler
 `,
-			want: owned(`,"qps":70`) + `,"percentageOfNodesToScore":50,"profiles":[{"schedulerName":"default-scheduler"}]}`,
+			want: withConn(`"kubeconfig":"/data/admin.kubeconfig","qps":70`) + `,"percentageOfNodesToScore":50,"profiles":[{"schedulerName":"default-scheduler"}]}`,
+		},
+		{
+			name: "a burst alone keeps kube-scheduler's rate",
+			in:   "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection:\n  burst: 10\n",
+			want: withConn(`"burst":10,"kubeconfig":"/data/admin.kubeconfig"`) + "}",
 		},
 		{
 			name: "JSON with big numbers kept exact",
 			in:   `{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","podMaxBackoffSeconds":9007199254740993}`,
-			want: owned("") + `,"podMaxBackoffSeconds":9007199254740993}`,
+			want: owned() + `,"podMaxBackoffSeconds":9007199254740993}`,
 		},
 		{
 			name: "unknown fields are left for kube-scheduler's strict decoding",
 			in:   `{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration","bogus":1}`,
-			want: `{"apiVersion":"kubescheduler.config.k8s.io/v1","bogus":1` + strings.TrimPrefix(owned(""), `{"apiVersion":"kubescheduler.config.k8s.io/v1"`) + "}",
+			want: `{"apiVersion":"kubescheduler.config.k8s.io/v1","bogus":1` + strings.TrimPrefix(owned(), `{"apiVersion":"kubescheduler.config.k8s.io/v1"`) + "}",
 		},
 		{name: "wrong kind", in: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeletConfiguration\n", wantErr: "apiVersion must be kubescheduler.config.k8s.io/v1 and kind KubeSchedulerConfiguration"},
 		{name: "old version", in: "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n", wantErr: "apiVersion must be"},
