@@ -163,6 +163,13 @@ func TestHosting(t *testing.T) {
 	var last v1alpha1.SimulatorStatus
 	eventually(t, "HostingClusterUnreachable", func(ctx context.Context) (bool, error) {
 		s, err := sims.Get(ctx, "refused", metav1.GetOptions{})
+		if apierrors.IsTimeout(err) {
+			// Seen twice in CI within seconds of the hosting cluster's
+			// start: a 504 without a Status body (a timeout filter's) on
+			// this GET, cause not found. Said, and tried again.
+			t.Logf("GET refused: %v", err)
+			return false, nil
+		}
 		if err != nil {
 			return false, err
 		}
