@@ -165,8 +165,9 @@ func TestHosting(t *testing.T) {
 		s, err := sims.Get(ctx, "refused", metav1.GetOptions{})
 		if apierrors.IsTimeout(err) {
 			// Seen twice in CI within seconds of the hosting cluster's
-			// start: a 504 without a Status body (a timeout filter's) on
-			// this GET, cause not found. Said, and tried again.
+			// start: a 504 on this GET whose body client-go could not
+			// read, cause not found. Said, and tried again; a GET that
+			// never answers still fails the wait.
 			t.Logf("GET refused: %v", err)
 			return false, nil
 		}

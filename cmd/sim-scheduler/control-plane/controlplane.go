@@ -83,7 +83,7 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 	kubeconfig := fs.String("kubeconfig", "", "Admin kubeconfig of the kube-apiserver it runs: kube-controller-manager and kwok start once kube-apiserver is ready through it, sim-scheduler once it serves; empty starts them all at once.")
 	readyExcludes := fs.StringSlice("ready-excludes", nil, "kube-apiserver's /readyz checks that kube-controller-manager and kwok do not wait for (post-start hooks whose objects the simulator writes itself).")
 	pacing := gcpacing.Default
-	fs.IntVar(&pacing.BusyPercent, "busy-gc-percent", pacing.BusyPercent, "The garbage collector's percent (as GOGC) while the process allocates at least --busy-alloc-rate; GOGC's own when idle. 0 or GOGC's: GOGC's always.")
+	fs.IntVar(&pacing.BusyPercent, "busy-gc-percent", pacing.BusyPercent, "The garbage collector's percent (as GOGC) while the process allocates at least --busy-alloc-rate; GOGC's own when idle. One not above GOGC's (0 among them): GOGC's always.")
 	fs.Float64Var(&pacing.BusyRate, "busy-alloc-rate", pacing.BusyRate, "Bytes allocated a second at and above which the process is busy.")
 	if err := fs.Parse(args[:first]); err != nil {
 		return err
@@ -137,9 +137,7 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	gcpacing.LimitToContainer(ctx)
-	if pacing.BusyPercent > 0 {
-		go gcpacing.Run(ctx, pacing)
-	}
+	go gcpacing.Run(ctx, pacing)
 	go func() {
 		<-server.SetupSignalHandler()
 		cancel()

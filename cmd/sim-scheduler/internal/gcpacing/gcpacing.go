@@ -17,8 +17,9 @@ limitations under the License.
 // Package gcpacing sets the process's garbage collector by its load. Idle,
 // the heap growth GOGC asks for (a low one keeps an idle control plane
 // small); while the process allocates fast, a larger one, because at the
-// low growth collecting takes a third of a busy control plane's CPU (a
-// trace replayed into a simulator: 172 CPU seconds at GOGC=50, 116 at 200).
+// low growth collecting takes a quarter of a busy control plane's CPU (a
+// trace replayed into a simulator: 172 CPU seconds at GOGC=50, 116 at 200,
+// one run each).
 // When the load ends, the idle growth returns and the freed memory goes
 // back to the system at once.
 package gcpacing
@@ -75,8 +76,8 @@ var processRuntime = runtimeHooks{
 
 // Run paces the garbage collector until ctx ends, then leaves it at the
 // idle percent. The idle percent is the one the process started with
-// (GOGC); with none lower than BusyPercent (GOGC=off, or as high), it does
-// nothing.
+// (GOGC); unless it is lower than BusyPercent (not GOGC=off, nor as high;
+// a BusyPercent of 0 turns pacing off), it does nothing.
 func Run(ctx context.Context, cfg Config) {
 	run(ctx, cfg, clock.RealClock{}, processRuntime)
 }
@@ -160,6 +161,7 @@ func limitToContainer(ctx context.Context, path, gomemlimit string, set func(int
 		// "max": no limit.
 		return
 	}
-	set(limit / 10 * 9)
-	klog.FromContext(ctx).V(2).Info("Soft memory limit set from the container's", "containerLimit", limit, "softLimit", limit/10*9)
+	soft := limit / 10 * 9
+	set(soft)
+	klog.FromContext(ctx).V(2).Info("Soft memory limit set from the container's", "containerLimit", limit, "softLimit", soft)
 }

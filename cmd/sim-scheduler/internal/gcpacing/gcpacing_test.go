@@ -106,7 +106,8 @@ func TestRun(t *testing.T) {
 		ticks++
 		reads(ticks + 1)
 	}
-	// settled waits until run has read the tick just given.
+	// settled waits until run has set the percent and released memory
+	// as often as wanted (it sets them after it reads a tick).
 	settled := func(wantPercent, wantReleased int) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
@@ -152,13 +153,13 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunLeavesHighPercents(t *testing.T) {
-	for _, idle := range []int{-1, 200, 400} {
-		rt := &fakeRuntime{percent: idle}
+	for _, tc := range []struct{ idle, busy int }{{-1, 200}, {200, 200}, {400, 200}, {50, 0}} {
+		rt := &fakeRuntime{percent: tc.idle}
 		clk := clocktesting.NewFakeClock(time.Now())
 		// Returns at once: nothing to pace.
-		run(context.Background(), Config{BusyPercent: 200, BusyRate: 1}, clk, rt.hooks())
-		if p, _ := rt.state(); p != idle {
-			t.Errorf("GOGC %d: percent %d after run", idle, p)
+		run(context.Background(), Config{BusyPercent: tc.busy, BusyRate: 1}, clk, rt.hooks())
+		if p, _ := rt.state(); p != tc.idle {
+			t.Errorf("GOGC %d, busy percent %d: percent %d after run", tc.idle, tc.busy, p)
 		}
 	}
 }

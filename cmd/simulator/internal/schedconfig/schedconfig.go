@@ -107,10 +107,10 @@ func Normalize(data []byte, kubeconfig string) ([]byte, error) {
 		return nil, err
 	}
 	conn := obj["clientConnection"].(map[string]any)
-	if _, ok := conn["qps"]; !ok {
-		if _, ok := conn["burst"]; !ok {
-			conn["qps"], conn["burst"] = config.ClientQPS, config.ClientBurst
-		}
+	_, qps := conn["qps"]
+	_, burst := conn["burst"]
+	if !qps && !burst {
+		conn["qps"], conn["burst"] = config.ClientQPS, config.ClientBurst
 	}
 	if err := set("leaderElection", "leaderElect", false); err != nil {
 		return nil, err
