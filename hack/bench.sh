@@ -108,5 +108,7 @@ bench -bench . -benchtime "${rounds}x" -timeout 60m "$@" ./test/e2e/
 go run ./hack/benchreport -out "${out}/body.md" -dir "${out}" <"${out}/raw.txt" | tee "${out}/figures.txt"
 cat "${out}/body.md" >>"${out}/report.md"
 rm "${out}/body.md"
+# The budgets, met or not, and where the cost of each one missed goes.
+sed -n '/^## Budgets/,/^## Figures/{/^## Figures/!p}' "${out}/report.md"
 echo "wrote ${out}/report.md"
 [[ "${#failed[@]}" == 0 ]]

@@ -32,6 +32,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -270,14 +271,15 @@ func markdown(w io.Writer, tables []*table) {
 func main() {
 	out := flag.String("out", "", "write the Markdown report here")
 	dir := flag.String("dir", "", "draw the *.series.tsv files of this directory as SVG plots next to them")
+	cpus := flag.Int("cpus", runtime.NumCPU(), "the CPUs of the machine that ran the benchmarks")
 	flag.Parse()
-	if err := run(os.Stdin, os.Stdout, *out, *dir); err != nil {
+	if err := report(os.Stdin, os.Stdout, *out, *dir, *cpus); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-func run(in io.Reader, stdout io.Writer, out, dir string) error {
+func report(in io.Reader, stdout io.Writer, out, dir string, cpus int) error {
 	figs, err := parse(in)
 	if err != nil {
 		return err
@@ -289,7 +291,7 @@ func run(in io.Reader, stdout io.Writer, out, dir string) error {
 	}
 	var b strings.Builder
 	b.WriteString("\n## Budgets (docs/performance.md)\n\n")
-	budgetTable(&b, tables)
+	budgetTable(&b, run{tables: tables, cpus: cpus})
 	b.WriteString("\n## Figures\n")
 	markdown(&b, tables)
 	if dir != "" {

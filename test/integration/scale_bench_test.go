@@ -36,7 +36,8 @@ import (
 // each size N of SIM_BENCH_SCALE (default 1000,5000,20000), against fresh
 // simulators, it reports as contender nodes-N:
 //   - N Nodes to Ready by a NodePool (ready-s, nodepool-nodes/s) and by
-//     `kwokctl scale node` (kwokctl-nodes/s), and their ratio;
+//     `kwokctl scale node` (kwokctl-nodes/s), and their ratio, with the
+//     CPU the simulator spent per Node for each;
 //   - in the NodePool's simulator, its Nodes Ready: the RSS of its control
 //     plane (kube-apiserver, kube-controller-manager, kwok and
 //     sim-scheduler: one process, sim-control-plane, as shipped) and of all
@@ -47,7 +48,8 @@ import (
 //     sim-scheduler, recording every plugin's results, and by the stock
 //     kube-scheduler, each started as a second scheduler of the simulator
 //     with client QPS 5000, as BenchmarkSchedulingThroughput does, twice
-//     each: their pods/s and ratio, and the annotation bytes each bound Pod
+//     each: their pods/s and ratio, the CPU per Pod of the scheduler and
+//     the simulator together, and the annotation bytes each bound Pod
 //     carries.
 //
 // The report's table has a column per size and the ratios between sizes:
@@ -72,7 +74,8 @@ func BenchmarkScale(b *testing.B) {
 			nodepool := timeToReady(b, ns, name, n, &series, nodePoolOf(b, ns, n), func(p *framework.SimulatorProcess, cfg *rest.Config) {
 				f = measureAtScale(b, ns, name, p, cfg, n, pods, (i+j)%2 == 1, stockBin, simBin)
 			})
-			f.nodepool, f.kwokctl = nodepool, kwokctl
+			f.nodepool, f.kwokctl = nodepool.took, kwokctl.took
+			f.nodepoolCPU, f.kwokctlCPU = framework.MsPer(nodepool.cpu, n), framework.MsPer(kwokctl.cpu, n)
 			framework.WriteSeries(b, fmt.Sprintf("scale-%d-ready", n), fmt.Sprintf("%d Nodes to Ready, each maker against a fresh simulator", n), "seconds", "Nodes Ready", series)
 		}
 		size := fmt.Sprintf("nodes-%d", n)
@@ -84,6 +87,8 @@ func BenchmarkScale(b *testing.B) {
 			{float64(n) / f.nodepool.Seconds(), "nodepool-nodes/s"},
 			{float64(n) / f.kwokctl.Seconds(), "kwokctl-nodes/s"},
 			{f.kwokctl.Seconds() / f.nodepool.Seconds(), "nodepool-over-kwokctl"},
+			{f.nodepoolCPU, "nodepool-cpu-ms/node"},
+			{f.kwokctlCPU, "kwokctl-cpu-ms/node"},
 			{framework.MiB(f.controlPlane.RSS), "control-plane-rss-MiB"},
 			{framework.MiB(f.total.RSS), "simulator-rss-MiB"},
 			{f.listDirect, "get-nodes-direct-s"},
@@ -92,6 +97,8 @@ func BenchmarkScale(b *testing.B) {
 			{f.simRate, "sim-scheduler-pods/s"},
 			{f.stockRate, "stock-pods/s"},
 			{f.simRate / f.stockRate, "scheduling-ratio"},
+			{f.simCPU, "sim-scheduler-cpu-ms/pod"},
+			{f.stockCPU, "stock-cpu-ms/pod"},
 			{f.resultBytes, "results-bytes/pod"},
 		} {
 			framework.ReportContender(b, size, v.value, v.unit)
@@ -110,11 +117,13 @@ func BenchmarkScale(b *testing.B) {
 
 // scaleFigures are one size's figures.
 type scaleFigures struct {
-	nodepool, kwokctl     time.Duration
-	controlPlane, total   framework.Memory
-	listDirect, listProxy float64 // seconds
-	simRate, stockRate    float64
-	resultBytes           float64
+	nodepool, kwokctl       time.Duration
+	nodepoolCPU, kwokctlCPU float64 // the simulator's CPU ms per Node
+	controlPlane, total     framework.Memory
+	listDirect, listProxy   float64 // seconds
+	simRate, stockRate      float64
+	simCPU, stockCPU        float64 // the scheduler's and the simulator's CPU ms per Pod
+	resultBytes             float64
 }
 
 // measureAtScale takes the figures of simulator ns/name, running as p, its
@@ -167,7 +176,7 @@ func measureAtScale(b *testing.B, ns, name string, p *framework.SimulatorProcess
 		b.Fatal(err)
 	}
 	client := kubernetes.NewForConfigOrDie(cfg)
-	schedule := func(contender, bin string, args ...string) (rate float64, annotationBytes int64) {
+	schedule := func(contender, bin string, args ...string) (rate, cpuPerPod float64, annotationBytes int64) {
 		framework.CreatePendingPods(b, client, contender, "bench-scheduler", pods)
 		var proc *framework.TestProcess
 		cpuBefore := simulatorCPU(b, p)
@@ -182,28 +191,30 @@ func measureAtScale(b *testing.B, ns, name string, p *framework.SimulatorProcess
 			b.Fatal(err)
 		}
 		parts := []string{fmt.Sprintf("the scheduler %.2f", framework.MsPer(schedulerCPU, pods))}
+		all := schedulerCPU
 		for _, program := range slices.Sorted(maps.Keys(cpu)) {
+			all += cpu[program] - cpuBefore[program]
 			parts = append(parts, fmt.Sprintf("%s %.2f", program, framework.MsPer(cpu[program]-cpuBefore[program], pods)))
 		}
 		b.Logf("%s, %s: %.1f Pods bound a second; CPU ms per Pod: %s", name, contender, rate, strings.Join(parts, ", "))
 		proc.Stop(b, 30*time.Second)
 		annotationBytes = framework.AnnotationBytes(b, client, contender)
 		framework.DeleteBenchPods(b, client, contender)
-		return rate, annotationBytes
+		return rate, framework.MsPer(all, pods), annotationBytes
 	}
 	// Each twice, in the order A B B A, so that a machine getting busier
 	// or idler favours neither: one pair among 20,000 Nodes gave 0.79×
 	// where the two schedulers' CPU per Pod differed by 2%
 	// (BenchmarkSchedulingThroughput). A rate is the mean of its two (their median).
-	var simRates, stockRates []float64
+	var simRates, stockRates, simCPUs, stockCPUs []float64
 	sim := func() {
-		rate, bytes := schedule("sim-scheduler", simBin, "--results-dir="+filepath.Join(b.TempDir(), "results"))
-		simRates = append(simRates, rate)
+		rate, cpu, bytes := schedule("sim-scheduler", simBin, "--results-dir="+filepath.Join(b.TempDir(), "results"))
+		simRates, simCPUs = append(simRates, rate), append(simCPUs, cpu)
 		f.resultBytes = float64(bytes) / float64(pods)
 	}
 	stock := func() {
-		rate, _ := schedule("stock", stockBin)
-		stockRates = append(stockRates, rate)
+		rate, cpu, _ := schedule("stock", stockBin)
+		stockRates, stockCPUs = append(stockRates, rate), append(stockCPUs, cpu)
 	}
 	if simFirst {
 		sim()
@@ -217,6 +228,7 @@ func measureAtScale(b *testing.B, ns, name string, p *framework.SimulatorProcess
 		stock()
 	}
 	f.simRate, f.stockRate = framework.Median(simRates), framework.Median(stockRates)
+	f.simCPU, f.stockCPU = framework.Median(simCPUs), framework.Median(stockCPUs)
 	b.Logf("%s: %d Nodes Ready: control plane RSS %d MiB (the simulator's %d); kubectl get nodes direct %.2f s, through simulators/proxy %.2f s; %d Pods bound at %.1f/s by sim-scheduler (%.0f annotation bytes each), %.1f/s by the stock kube-scheduler",
 		name, nodes, f.controlPlane.RSS>>20, f.total.RSS>>20, f.listDirect, f.listProxy,
 		pods, f.simRate, f.resultBytes, f.stockRate)
