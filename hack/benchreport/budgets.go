@@ -234,26 +234,13 @@ func schedulingCPU(r run) string {
 }
 
 // startMilestones: when each part of a start was reached after the
-// create, medians (test/e2e's startup timeline).
+// create, medians (test/e2e's startup timeline), in the order reached.
 func startMilestones(r run) string {
-	var parts []string
-	for _, t := range r.tables {
-		if t.bench != "BenchmarkSimulatorPod" {
-			continue
-		}
-		for _, m := range t.metrics {
-			name, ok := strings.CutPrefix(m, "start-")
-			if !ok {
-				continue
-			}
-			if v, ok := t.value("", m); ok {
-				parts = append(parts, fmt.Sprintf("%s %s", strings.TrimSuffix(name, "-median-s"), format(v)))
-			}
-		}
-	}
+	parts := largestFirst(r, "BenchmarkSimulatorPod", "", "start-", "-median-s")
 	if len(parts) == 0 {
 		return ""
 	}
+	slices.Reverse(parts)
 	return "seconds after the create (medians): " + strings.Join(parts, ", ")
 }
 
