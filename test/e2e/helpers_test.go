@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -132,6 +133,47 @@ func podLog(t testing.TB, ns, name, container string) string {
 		t.Fatalf("reading the log of Pod %s/%s %s: %v", ns, name, container, err)
 	}
 	return string(data)
+}
+
+// logPodsIfFailed calls logPods at the end of a test that failed, before
+// the namespace made before it is deleted.
+func logPodsIfFailed(t testing.TB, ns string) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			logPods(t, ns)
+		}
+	})
+}
+
+// logPods logs, for each Pod of ns, its containers' restarts, how each
+// last ended, and the tail of their logs (the ended one's too): what a
+// failed test needs to tell a crash from a slow answer.
+func logPods(t testing.TB, ns string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client := hostCluster(t).Client
+	pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Logf("listing the Pods of %s: %v", ns, err)
+		return
+	}
+	for _, p := range pods.Items {
+		for _, cs := range p.Status.ContainerStatuses {
+			t.Logf("Pod %s container %s: %d restarts, last ended %+v", p.Name, cs.Name, cs.RestartCount, cs.LastTerminationState.Terminated)
+			for _, previous := range []bool{true, false} {
+				if previous && cs.RestartCount == 0 {
+					continue
+				}
+				data, err := client.CoreV1().Pods(ns).GetLogs(p.Name, &corev1.PodLogOptions{Container: cs.Name, Previous: previous, TailLines: ptr.To[int64](60)}).DoRaw(ctx)
+				if err != nil {
+					t.Logf("the log of Pod %s container %s (previous %v): %v", p.Name, cs.Name, previous, err)
+					continue
+				}
+				t.Logf("the log of Pod %s container %s (previous %v), its end:\n%s", p.Name, cs.Name, previous, data)
+			}
+		}
+	}
 }
 
 // innerClient returns an admin client of the simulator's inner

@@ -44,6 +44,7 @@ import (
 // the report has it, the comparisons and the report's two plots.
 func TestExampleScenario(t *testing.T) {
 	ns := newNamespace(t, "example-scenario-")
+	logPodsIfFailed(t, ns)
 	start := time.Now()
 	if _, err := kubectl(t, "apply", "-n", ns, "-f", "artifacts/examples/scenario-binpack.yaml"); err != nil {
 		t.Fatal(err)

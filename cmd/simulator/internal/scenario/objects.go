@@ -95,8 +95,10 @@ func (o *objects) resource(u *unstructured.Unstructured) (dynamic.ResourceInterf
 	return o.dynamic.Resource(m.Resource).Namespace(ns), ns, nil
 }
 
-// create creates raw's object, and its namespace first if missing.
-func (o *objects) create(ctx context.Context, raw json.RawMessage) error {
+// create creates raw's object, and its namespace first if missing. When
+// retried, the object found there is taken as this create's, cut short
+// after it was applied.
+func (o *objects) create(ctx context.Context, raw json.RawMessage, retried bool) error {
 	u, err := decodeObject(raw)
 	if err != nil {
 		return err
@@ -114,6 +116,9 @@ func (o *objects) create(ctx context.Context, raw json.RawMessage) error {
 			return err
 		}
 		_, err = ri.Create(ctx, u, metav1.CreateOptions{})
+	}
+	if retried && apierrors.IsAlreadyExists(err) {
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", describe(u), err)

@@ -231,7 +231,12 @@ func (x *execution) running(ctx context.Context) error {
 	}
 	if len(spec.Trace) > 0 {
 		g.Go(func() error {
-			return replay(gctx, clk, x.start, schedule(spec.Trace, spec.Speed), x.cfg.Workers, &x.rn.lags, x.applyEvent, x.eventDone)
+			apply := func(ctx context.Context, ev *contract.TraceEvent) error {
+				// An event applied twice is applied: a create finds its
+				// object, a delete finds it gone.
+				return rideOut(ctx, clk, x.cfg.RideOut, func(bool) error { return x.applyEvent(ctx, ev) })
+			}
+			return replay(gctx, clk, x.start, schedule(spec.Trace, spec.Speed), x.cfg.Workers, &x.rn.lags, apply, x.eventDone)
 		})
 	}
 	err := g.Wait()
@@ -310,26 +315,35 @@ func sleepUntil(ctx context.Context, clk clock.Clock, t time.Time) error {
 	}
 }
 
-// step runs step i.
+// step runs step i. Its writes are tried again while the control plane
+// does not answer.
 func (x *execution) step(ctx context.Context, i int) error {
 	s := x.rn.spec.Steps[i]
 	switch {
 	case len(s.Create) > 0:
-		for _, raw := range s.Create {
-			if err := x.objects.create(ctx, raw); err != nil {
-				return err
+		return rideOut(ctx, x.cfg.Clock, x.cfg.RideOut, func(retried bool) error {
+			for _, raw := range s.Create {
+				if err := x.objects.create(ctx, raw, retried); err != nil {
+					return err
+				}
 			}
-		}
+			return nil
+		})
 	case len(s.Delete) > 0:
-		for _, raw := range s.Delete {
-			if err := x.objects.delete(ctx, raw); err != nil {
-				return err
+		return rideOut(ctx, x.cfg.Clock, x.cfg.RideOut, func(bool) error {
+			for _, raw := range s.Delete {
+				if err := x.objects.delete(ctx, raw); err != nil {
+					return err
+				}
 			}
-		}
+			return nil
+		})
 	case s.Scale != nil && s.Scale.Kind == contract.ScaleKindNodePool:
 		return x.scaleNodePool(ctx, i, s.Scale)
 	case s.Scale != nil:
-		return x.objects.scale(ctx, s.Scale.Kind, s.Scale.Namespace, s.Scale.Name, s.Scale.Replicas)
+		return rideOut(ctx, x.cfg.Clock, x.cfg.RideOut, func(bool) error {
+			return x.objects.scale(ctx, s.Scale.Kind, s.Scale.Namespace, s.Scale.Name, s.Scale.Replicas)
+		})
 	case s.Wait != nil:
 		return x.wait(ctx, i, s.Wait)
 	}

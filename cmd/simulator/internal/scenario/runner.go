@@ -55,6 +55,10 @@ const (
 	DefaultNodePoolTimeout = 5 * time.Minute
 	// DefaultWaitTimeout bounds a wait step that sets no timeout.
 	DefaultWaitTimeout = 5 * time.Minute
+	// DefaultRideOut bounds how long a step or a trace event is tried
+	// again while the inner control plane does not answer: a restart of
+	// it by the supervisor takes seconds, more on a busy machine.
+	DefaultRideOut = 2 * time.Minute
 )
 
 // Config is what a Runner runs against.
@@ -79,6 +83,8 @@ type Config struct {
 	NodePoolTimeout time.Duration
 	// SettleInterval is how often a wait step checks; 200 ms when zero.
 	SettleInterval time.Duration
+	// RideOut defaults to DefaultRideOut.
+	RideOut time.Duration
 }
 
 // Runner runs one ScenarioRun at a time, in the background, and reports on
@@ -107,6 +113,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.SettleInterval <= 0 {
 		cfg.SettleInterval = 200 * time.Millisecond
+	}
+	if cfg.RideOut <= 0 {
+		cfg.RideOut = DefaultRideOut
 	}
 	return &Runner{cfg: cfg, kick: make(chan struct{}, 1)}
 }

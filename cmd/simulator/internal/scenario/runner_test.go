@@ -20,7 +20,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,10 +31,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/clock"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 )
@@ -268,5 +274,76 @@ func TestValidate(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: %v, want an error about %s", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestRunRidesOutCutRequests: a step's create cut off after it was applied
+// (the control plane restarting under it), and a trace event's refused, are
+// tried again and count as applied; an answer that is not a cut is not.
+func TestRunRidesOutCutRequests(t *testing.T) {
+	r, f, _ := newRunner(t)
+	configmaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	var cmCreates, podCreates int
+	f.dynamic.PrependReactor("create", "configmaps", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		cmCreates++
+		if cmCreates > 1 {
+			return false, nil, nil
+		}
+		obj := action.(clienttesting.CreateAction).GetObject()
+		if err := f.dynamic.Tracker().Create(configmaps, obj, action.GetNamespace()); err != nil {
+			t.Error(err)
+		}
+		return true, nil, &url.Error{Op: "Post", URL: "https://127.0.0.1:3131/api/v1/namespaces/default/configmaps", Err: io.ErrUnexpectedEOF}
+	})
+	f.client.PrependReactor("create", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
+		podCreates++
+		if podCreates > 2 {
+			return false, nil, nil
+		}
+		return true, nil, &url.Error{Op: "Post", URL: "https://127.0.0.1:3131/api/v1/namespaces/default/pods", Err: syscall.ECONNREFUSED}
+	})
+	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Name: "settings"}}
+	traced := pod("traced", "", "1", "1Gi")
+	traced.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	if _, err := r.Start(t.Context(), &contract.ScenarioRun{RunID: "cut", DurationMilliseconds: 10,
+		Steps: []contract.ScenarioRunStep{{Create: []json.RawMessage{raw(t, cm)}}},
+		Trace: []contract.TraceEvent{{Time: t0, Type: "ADDED", Resource: "pods", Namespace: "default", Name: "traced", Object: raw(t, traced)}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rep := waitPhase(t, r, contract.ScenarioRunSucceeded, contract.ScenarioRunFailed)
+	if rep.Phase != contract.ScenarioRunSucceeded || rep.EventsApplied != 1 || rep.EventsFailed != 0 {
+		t.Fatalf("run %s (%q), events applied %d, failed %d; want it Succeeded with the event applied", rep.Phase, rep.Message, rep.EventsApplied, rep.EventsFailed)
+	}
+	if cmCreates != 2 || podCreates != 3 {
+		t.Errorf("creates: ConfigMap %d, Pod %d; want 2 (cut, then found there) and 3 (refused twice)", cmCreates, podCreates)
+	}
+	if _, err := f.client.CoreV1().Pods("default").Get(t.Context(), "traced", metav1.GetOptions{}); err != nil {
+		t.Errorf("the traced Pod: %v", err)
+	}
+
+	// Found there on the first try, the object is another's: the step fails.
+	if _, err := r.Start(t.Context(), &contract.ScenarioRun{RunID: "again", DurationMilliseconds: 10,
+		Steps: []contract.ScenarioRunStep{{Create: []json.RawMessage{raw(t, cm)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	rep = waitPhase(t, r, contract.ScenarioRunSucceeded, contract.ScenarioRunFailed)
+	if rep.Phase != contract.ScenarioRunFailed || !strings.Contains(rep.Message, "already exists") {
+		t.Errorf("run %s (%q); want Failed: already exists", rep.Phase, rep.Message)
+	}
+}
+
+// TestRideOut: only cut-off errors are tried again, until the timeout.
+func TestRideOut(t *testing.T) {
+	cut := &url.Error{Op: "Get", URL: "https://x", Err: io.EOF}
+	calls := 0
+	err := rideOut(t.Context(), clock.RealClock{}, 250*time.Millisecond, func(bool) error { calls++; return cut })
+	if !errors.Is(err, io.EOF) || calls != 2 {
+		t.Errorf("always cut: %v after %d calls; want EOF after 2 (at 0 and 100 ms; the next, at 300, is past 250)", err, calls)
+	}
+	calls = 0
+	conflict := apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, "p", errors.New("changed"))
+	if err := rideOut(t.Context(), clock.RealClock{}, time.Minute, func(bool) error { calls++; return conflict }); err != conflict || calls != 1 {
+		t.Errorf("an answer: %v after %d calls; want it at once", err, calls)
 	}
 }
