@@ -18,6 +18,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -203,5 +204,42 @@ func TestReplayLag(t *testing.T) {
 	l.fill(&r)
 	if r.LagMaxMilliseconds != 190 || r.Late != 1 {
 		t.Errorf("max lag %d ms, late %d; want 190, 1 (lags %v)", r.LagMaxMilliseconds, r.Late, l.values)
+	}
+}
+
+// TestReplayNotHeldUp: events of other objects go on while one object's
+// event is slow: any free worker takes them.
+func TestReplayNotHeldUp(t *testing.T) {
+	const others = 10
+	events := []timedEvent{{ev: &contract.TraceEvent{Resource: "pods", Name: "slow"}}}
+	for i := range others {
+		events = append(events, timedEvent{ev: &contract.TraceEvent{Resource: "pods", Name: fmt.Sprint("p", i)}})
+	}
+	var applied atomic.Int32
+	othersDone := make(chan struct{})
+	apply := func(ctx context.Context, ev *contract.TraceEvent) error {
+		if ev.Name != "slow" {
+			if applied.Add(1) == others {
+				close(othersDone)
+			}
+			return nil
+		}
+		select {
+		case <-othersDone:
+			return nil
+		case <-time.After(10 * time.Second):
+			return errors.New("held up")
+		}
+	}
+	var failed atomic.Int32
+	if err := replay(t.Context(), clock.RealClock{}, time.Now(), events, 4, &lags{}, apply, func(_ int, ev *contract.TraceEvent, err error) {
+		if err != nil {
+			failed.Add(1)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if failed.Load() != 0 || applied.Load() != others {
+		t.Errorf("%d of %d other events applied while the slow one was in flight (it waited for them in vain: %d failed)", applied.Load(), others, failed.Load())
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"sync"
 	"time"
@@ -68,39 +67,51 @@ func schedule(trace []contract.TraceEvent, speed int32) []timedEvent {
 	return out
 }
 
-// replay applies each event at start+offset, on workers keyed by object:
-// one object's events are applied in order, others' in parallel. The lag
-// of each event is taken when a worker starts applying it. apply's errors
-// go to done, with every event's outcome; replay returns when all are
-// applied, or ctx ends.
+// replay applies each event at start+offset on a pool of workers: a free
+// worker takes the next event due, but one object's events are applied in
+// order, one at a time: an event whose object has one in flight is applied
+// after it, by the same worker. The lag of each event is taken when a
+// worker starts applying it. apply's errors go to done, with every event's
+// outcome; replay returns when all are applied, or ctx ends.
 func replay(ctx context.Context, clk clock.Clock, start time.Time, events []timedEvent, workers int, l *lags,
 	apply func(context.Context, *contract.TraceEvent) error, done func(int, *contract.TraceEvent, error)) error {
 	type item struct {
-		i  int
-		at time.Time
-		ev *contract.TraceEvent
+		i   int
+		at  time.Time
+		ev  *contract.TraceEvent
+		key string
 	}
-	queues := make([]chan item, workers)
+	var mu sync.Mutex
+	// behind holds, for each object with an event in flight, its events
+	// due since, in order.
+	behind := map[string][]item{}
+	// Room for a burst, so that the dispatcher keeps to the events' times
+	// while every worker is busy.
+	due := make(chan item, 1024)
 	var wg sync.WaitGroup
-	for w := range queues {
-		// Room for a burst, so that a slow object does not hold up the
-		// others' dispatch at once.
-		q := make(chan item, 256)
-		queues[w] = q
+	for range workers {
 		wg.Go(func() {
-			for it := range q {
-				if ctx.Err() != nil {
-					continue
+			for it := range due {
+				for {
+					if ctx.Err() == nil {
+						l.add(it.at, clk.Now())
+						done(it.i, it.ev, apply(ctx, it.ev))
+					}
+					mu.Lock()
+					next := behind[it.key]
+					if len(next) == 0 {
+						delete(behind, it.key)
+						mu.Unlock()
+						break
+					}
+					it, behind[it.key] = next[0], next[1:]
+					mu.Unlock()
 				}
-				l.add(it.at, clk.Now())
-				done(it.i, it.ev, apply(ctx, it.ev))
 			}
 		})
 	}
 	defer func() {
-		for _, q := range queues {
-			close(q)
-		}
+		close(due)
 		wg.Wait()
 	}()
 	for i, e := range events {
@@ -108,10 +119,17 @@ func replay(ctx context.Context, clk clock.Clock, start time.Time, events []time
 		if err := sleepUntil(ctx, clk, at); err != nil {
 			return err
 		}
-		h := fnv.New32a()
-		_, _ = fmt.Fprint(h, e.ev.Resource, "/", e.ev.Namespace, "/", e.ev.Name)
+		it := item{i: i, at: at, ev: e.ev, key: e.ev.Resource + "/" + e.ev.Namespace + "/" + e.ev.Name}
+		mu.Lock()
+		if q, inFlight := behind[it.key]; inFlight {
+			behind[it.key] = append(q, it)
+			mu.Unlock()
+			continue
+		}
+		behind[it.key] = nil
+		mu.Unlock()
 		select {
-		case queues[h.Sum32()%uint32(workers)] <- item{i: i, at: at, ev: e.ev}:
+		case due <- it:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
