@@ -256,11 +256,13 @@ func KubeAPIServerSpec(o *config.Options, bin string) supervisor.Spec {
 // every resource, so kube-apiserver kept ~60 of them, each with its etcd
 // watch and its goroutines: a third of an idle simulator's control plane
 // CPU (issue 37, docs/performance.md). A resource with few objects and
-// watchers costs no more read from etcd. Resources added by a later
+// watchers costs no more read from etcd. Events are written by the
+// thousand (one for each Pod the scheduler places) and watched by nothing
+// here: a cache would only decode and hold each. Resources added by a later
 // kube-apiserver get a watch cache until they are named here; custom
 // resources always do.
 var uncachedResources = map[string][]string{
-	"": {"configmaps", "endpoints", "limitranges", "namespaces", "persistentvolumeclaims", "persistentvolumes",
+	"": {"configmaps", "endpoints", "events", "limitranges", "namespaces", "persistentvolumeclaims", "persistentvolumes",
 		"podtemplates", "replicationcontrollers", "resourcequotas", "secrets", "serviceaccounts", "services"},
 	"admissionregistration.k8s.io": {"mutatingadmissionpolicies", "mutatingadmissionpolicybindings", "mutatingwebhookconfigurations",
 		"validatingadmissionpolicies", "validatingadmissionpolicybindings", "validatingwebhookconfigurations"},
@@ -272,6 +274,7 @@ var uncachedResources = map[string][]string{
 	"certificates.k8s.io":          {"certificatesigningrequests", "clustertrustbundles", "podcertificaterequests"},
 	"coordination.k8s.io":          {"leases"},
 	"discovery.k8s.io":             {"endpointslices"},
+	"events.k8s.io":                {"events"},
 	"flowcontrol.apiserver.k8s.io": {"flowschemas", "prioritylevelconfigurations"},
 	"networking.k8s.io":            {"ingressclasses", "ingresses", "ipaddresses", "networkpolicies", "servicecidrs"},
 	"node.k8s.io":                  {"runtimeclasses"},
