@@ -226,6 +226,17 @@ func TreeCPU(pid int) (time.Duration, error) {
 	return total, err
 }
 
+// CPUUsed is the CPU time each program of after (as TreeCPUByProgram
+// gives) has used since before, and the sum of them.
+func CPUUsed(before, after map[string]time.Duration) (byProgram map[string]time.Duration, total time.Duration) {
+	byProgram = make(map[string]time.Duration, len(after))
+	for name, t := range after {
+		byProgram[name] = t - before[name]
+		total += byProgram[name]
+	}
+	return byProgram, total
+}
+
 // TreeCPUByProgram is TreeCPU, in all and by program (ProgramName).
 func TreeCPUByProgram(pid int) (total time.Duration, byProgram map[string]time.Duration, err error) {
 	byProgram = map[string]time.Duration{}

@@ -188,11 +188,9 @@ func timeToReady(b *testing.B, ns, name string, n int, series *[]framework.Serie
 		made.Round(time.Millisecond), float64(n)/made.Seconds(), elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds())
 	requests, cpu := framework.APIRequests(b, client).Minus(requestsBefore), simulatorCPU(b, p)
 	var cpuParts []string
-	var cpuAll time.Duration
-	for _, program := range slices.Sorted(maps.Keys(cpu)) {
-		used := cpu[program] - cpuBefore[program]
-		cpuAll += used
-		if ms := framework.MsPer(used, n); ms >= 0.01 {
+	used, cpuAll := framework.CPUUsed(cpuBefore, cpu)
+	for _, program := range slices.Sorted(maps.Keys(used)) {
+		if ms := framework.MsPer(used[program], n); ms >= 0.01 {
 			cpuParts = append(cpuParts, fmt.Sprintf("%s %.2f", program, ms))
 		}
 	}

@@ -191,10 +191,10 @@ func measureAtScale(b *testing.B, ns, name string, p *framework.SimulatorProcess
 			b.Fatal(err)
 		}
 		parts := []string{fmt.Sprintf("the scheduler %.2f", framework.MsPer(schedulerCPU, pods))}
-		all := schedulerCPU
-		for _, program := range slices.Sorted(maps.Keys(cpu)) {
-			all += cpu[program] - cpuBefore[program]
-			parts = append(parts, fmt.Sprintf("%s %.2f", program, framework.MsPer(cpu[program]-cpuBefore[program], pods)))
+		used, simulator := framework.CPUUsed(cpuBefore, cpu)
+		all := schedulerCPU + simulator
+		for _, program := range slices.Sorted(maps.Keys(used)) {
+			parts = append(parts, fmt.Sprintf("%s %.2f", program, framework.MsPer(used[program], pods)))
 		}
 		b.Logf("%s, %s: %.1f Pods bound a second; CPU ms per Pod: %s", name, contender, rate, strings.Join(parts, ", "))
 		proc.Stop(b, 30*time.Second)

@@ -153,9 +153,9 @@ func BenchmarkStartToReady(b *testing.B) {
 }
 
 // cpuByProgram is the CPU time the simulator's processes and its etcd have
-// used, by program and in all ("total").
+// used, by program.
 func cpuByProgram(simPID, etcdPID int) (map[string]time.Duration, error) {
-	total, byName, err := framework.TreeCPUByProgram(simPID)
+	_, byName, err := framework.TreeCPUByProgram(simPID)
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}
@@ -164,15 +164,13 @@ func cpuByProgram(simPID, etcdPID int) (map[string]time.Duration, error) {
 		return nil, fmt.Errorf("etcd: %w", err)
 	}
 	byName["etcd"] += etcd
-	byName["total"] = total + etcd
 	return byName, nil
 }
 
-// cpuUsed is the CPU time each program of after spent since before.
+// cpuUsed is the CPU time each program of after (cpuByProgram's) spent
+// since before, and all of them as "total".
 func cpuUsed(before, after map[string]time.Duration) map[string]time.Duration {
-	used := make(map[string]time.Duration, len(after))
-	for name, t := range after {
-		used[name] = t - before[name]
-	}
+	used, total := framework.CPUUsed(before, after)
+	used["total"] = total
 	return used
 }
