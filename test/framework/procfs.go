@@ -310,3 +310,39 @@ func ProcessesMentioning(s string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ConnectionsTo returns how many established TCP connections process pid
+// holds to port (the remote end's): those of /proc/PID/net/tcp{,6} whose
+// socket is one of the process's open files.
+func ConnectionsTo(pid, port int) (int, error) {
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return 0, err
+	}
+	sockets := map[string]bool{}
+	for _, fd := range fds {
+		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if inode, ok := strings.CutPrefix(target, "socket:["); err == nil && ok {
+			sockets[strings.TrimSuffix(inode, "]")] = true
+		}
+	}
+	n := 0
+	for _, table := range []string{"tcp", "tcp6"} {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, table))
+		if err != nil {
+			return 0, err
+		}
+		// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
+		for line := range strings.Lines(string(data)) {
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "01" || !sockets[f[9]] {
+				continue
+			}
+			_, hexPort, ok := strings.Cut(f[2], ":")
+			if p, err := strconv.ParseUint(hexPort, 16, 16); ok && err == nil && int(p) == port {
+				n++
+			}
+		}
+	}
+	return n, nil
+}

@@ -19,7 +19,9 @@ package simulator_test
 import (
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -83,6 +85,23 @@ func TestSharedRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitPodsRunning(t, c, "default", "app=shared", "fake-0", 2)
+
+	// kube-apiserver serves the other three within the process: their
+	// watches and writes above held no connection to its port. One is
+	// kube-apiserver's own loopback client's (its informers), made with
+	// its configuration before it serves; each of the three held one or
+	// more of their own before.
+	apiURL, err := url.Parse(sim.APIURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.Atoi(apiURL.Port())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := framework.ConnectionsTo(first.PID, port); err != nil || n > 1 {
+		t.Errorf("control-plane holds %d connections to its kube-apiserver's port %d (%v), want kube-apiserver's own at most: its components served in-process", n, port, err)
+	}
 
 	// A new scheduler configuration restarts sim-scheduler in the process:
 	// only a scheduler running it binds Pods of its second profile.

@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -39,6 +40,7 @@ import (
 
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/command"
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/gcpacing"
+	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/inprocess"
 	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/sharedruntime"
 )
 
@@ -81,6 +83,8 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 	}
 	fs := pflag.NewFlagSet("sim-control-plane", pflag.ContinueOnError)
 	kubeconfig := fs.String("kubeconfig", "", "Admin kubeconfig of the kube-apiserver it runs: kube-controller-manager and kwok start once kube-apiserver is ready through it, sim-scheduler once it serves; empty starts them all at once.")
+	localServer := fs.String("in-process-server", "", "URL (http://HOST) at which the components reach kube-apiserver within the process, with no network (a kubeconfig naming it, with no credentials, serves them); empty serves none.")
+	localCert := fs.String("in-process-client-certificate", "", "Client certificate (PEM chain) as whose holder kube-apiserver authenticates the requests sent to --in-process-server.")
 	readyExcludes := fs.StringSlice("ready-excludes", nil, "kube-apiserver's /readyz checks that kube-controller-manager and kwok do not wait for (post-start hooks whose objects the simulator writes itself).")
 	pacing := gcpacing.Default
 	fs.IntVar(&pacing.BusyPercent, "busy-gc-percent", pacing.BusyPercent, "The garbage collector's percent (as GOGC) while the process allocates at least --busy-alloc-rate; GOGC's own when idle. One not above GOGC's (0 among them): GOGC's always.")
@@ -91,6 +95,16 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 	sections, err := sharedruntime.Split(args[first:], known)
 	if err != nil {
 		return err
+	}
+	// Installed before any client is made: client-go takes
+	// http.DefaultTransport when it makes one.
+	var local *inprocess.Transport
+	if *localServer != "" {
+		local, err = inprocess.New(*localServer, *localCert, http.DefaultTransport)
+		if err != nil {
+			return fmt.Errorf("--in-process-server: %w", err)
+		}
+		local.Install()
 	}
 	// Started while kube-apiserver bootstraps, they would take its CPU and
 	// then wait in their clients' backoffs.
@@ -121,7 +135,7 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 		components = append(components, c)
 	}
 	if a, ok := sections[kubeAPIServer]; ok {
-		components = append(components, sharedruntime.KubeAPIServer(a))
+		components = append(components, sharedruntime.KubeAPIServer(a, local))
 	}
 	if a, ok := sections[kubeControllerManager]; ok {
 		c := sharedruntime.KubeControllerManager(a)

@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/tools/cache"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/configz"
 	apiserverapp "k8s.io/kubernetes/cmd/kube-apiserver/app"
@@ -33,6 +34,8 @@ import (
 	kwokconfig "sigs.k8s.io/kwok/pkg/config"
 	kwokcmd "sigs.k8s.io/kwok/pkg/kwok/cmd"
 	kwoklog "sigs.k8s.io/kwok/pkg/log"
+
+	"sigs.k8s.io/simulator-apiserver/cmd/sim-scheduler/internal/inprocess"
 )
 
 // ParseFlags parses args with the flags of sets, as the component's
@@ -54,8 +57,10 @@ func ParseFlags(name string, sets cliflag.NamedFlagSets, args []string) error {
 
 // KubeAPIServer is kube-apiserver with args: its command's RunE, without
 // its signal handler (there is one per process) or its logging setup. It is
-// a Server: not started again within the process.
-func KubeAPIServer(args []string) Component {
+// a Server: not started again within the process. When local is not nil,
+// it serves local's requests too, from the moment its handler is made
+// until it stops (a client waits for /readyz as it would over the network).
+func KubeAPIServer(args []string, local *inprocess.Transport) Component {
 	return Component{Name: "kube-apiserver", Server: true, Run: func(ctx context.Context) error {
 		s := apiserveroptions.NewServerRunOptions()
 		if err := ParseFlags("kube-apiserver", s.Flags(), args); err != nil {
@@ -71,8 +76,41 @@ func KubeAPIServer(args []string) Component {
 		if errs := completed.Validate(); len(errs) != 0 {
 			return utilerrors.NewAggregate(errs)
 		}
-		return apiserverapp.Run(ctx, completed)
+		return runKubeAPIServer(ctx, completed, local)
 	}}
+}
+
+// runKubeAPIServer is kube-apiserver's app.Run, its handler served to local
+// too.
+func runKubeAPIServer(ctx context.Context, opts apiserveroptions.CompletedOptions, local *inprocess.Transport) error {
+	if opts.InformerName == nil {
+		name, err := cache.NewInformerName("kube-apiserver")
+		if err != nil {
+			return err
+		}
+		opts.InformerName = name
+	}
+	config, err := apiserverapp.NewConfig(opts)
+	if err != nil {
+		return err
+	}
+	completed, err := config.Complete()
+	if err != nil {
+		return err
+	}
+	server, err := apiserverapp.CreateServerChain(completed)
+	if err != nil {
+		return err
+	}
+	prepared, err := server.PrepareRun()
+	if err != nil {
+		return err
+	}
+	if local != nil {
+		local.Serve(server.GenericAPIServer.Handler)
+		defer local.Stop()
+	}
+	return prepared.Run(ctx)
 }
 
 // KubeControllerManager is kube-controller-manager with args, as its

@@ -104,7 +104,13 @@ func Run(ctx context.Context, o *config.Options) error {
 			return fmt.Errorf("reading %s: %w", contract.EnvSchedulerConfigPath, err)
 		}
 	}
-	store := schedconfig.NewStore(layout.SchedulerConfig(), layout.AdminKubeconfig(), schedconfig.DryRun{Binary: bins.KubeScheduler})
+	// The components' kubeconfig: in a shared runtime, kube-apiserver
+	// serves them within its process.
+	componentsKubeconfig := layout.AdminKubeconfig()
+	if o.SharedRuntime {
+		componentsKubeconfig = layout.InProcessKubeconfig()
+	}
+	store := schedconfig.NewStore(layout.SchedulerConfig(), componentsKubeconfig, schedconfig.DryRun{Binary: bins.KubeScheduler})
 	// The check (a dry start of kube-scheduler) runs while kube-apiserver
 	// starts: only kube-scheduler needs its result, and done first it would
 	// delay the whole start by a process start (issue 13, create → Available).
@@ -212,8 +218,8 @@ func Run(ctx context.Context, o *config.Options) error {
 		schedConfig.scheduler = scheduler
 		clients = []*supervisor.Process{
 			scheduler,
-			supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout), supervisor.Options{BeforeStart: waitForAPIServer}),
-			supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout), supervisor.Options{BeforeStart: waitForAPIServer}),
+			supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout, componentsKubeconfig), supervisor.Options{BeforeStart: waitForAPIServer}),
+			supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout, componentsKubeconfig), supervisor.Options{BeforeStart: waitForAPIServer}),
 		}
 	}
 	children := append([]*supervisor.Process{apiserver}, clients...)

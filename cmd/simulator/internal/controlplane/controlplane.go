@@ -147,6 +147,18 @@ type Layout struct{ Dir string }
 // used by kube-scheduler and kwok.
 func (l Layout) AdminKubeconfig() string { return filepath.Join(l.Dir, "admin.kubeconfig") }
 
+// InProcessKubeconfig names InProcessServer, with no credentials: the
+// kubeconfig of the components that run in the shared runtime's process
+// beside kube-apiserver, which serves them there (see SharedRuntimeSpec).
+func (l Layout) InProcessKubeconfig() string { return filepath.Join(l.Dir, "in-process.kubeconfig") }
+
+// InProcessServer is the URL at which the shared runtime's kube-apiserver
+// serves the components in its process, without a network. Plain HTTP: the
+// bytes never leave the process, and client-go sends requests to a server
+// without TLS through the process's default transport, which the shared
+// runtime makes its own.
+const InProcessServer = "http://kube-apiserver.in-process"
+
 // SchedulerConfig is the KubeSchedulerConfiguration kube-scheduler runs.
 func (l Layout) SchedulerConfig() string { return filepath.Join(l.Dir, "kube-scheduler.yaml") }
 
@@ -187,7 +199,8 @@ func AdminRESTConfig(o *config.Options) *rest.Config {
 	}
 }
 
-// WriteFiles writes the admin kubeconfig and the kwok configuration.
+// WriteFiles writes the admin and in-process kubeconfigs and the kwok
+// configuration.
 func WriteFiles(o *config.Options, l Layout) error {
 	cfg := AdminRESTConfig(o)
 	kubeconfig := clientcmdapi.NewConfig()
@@ -197,6 +210,14 @@ func WriteFiles(o *config.Options, l Layout) error {
 	kubeconfig.CurrentContext = "simulator"
 	if err := clientcmd.WriteToFile(*kubeconfig, l.AdminKubeconfig()); err != nil {
 		return fmt.Errorf("writing the admin kubeconfig: %w", err)
+	}
+	local := clientcmdapi.NewConfig()
+	local.Clusters["simulator"] = &clientcmdapi.Cluster{Server: InProcessServer}
+	local.AuthInfos["in-process"] = &clientcmdapi.AuthInfo{}
+	local.Contexts["simulator"] = &clientcmdapi.Context{Cluster: "simulator", AuthInfo: "in-process"}
+	local.CurrentContext = "simulator"
+	if err := clientcmd.WriteToFile(*local, l.InProcessKubeconfig()); err != nil {
+		return fmt.Errorf("writing the in-process kubeconfig: %w", err)
 	}
 	if err := os.WriteFile(l.KwokConfig(), kwokStages, 0o644); err != nil {
 		return fmt.Errorf("writing the kwok configuration: %w", err)
@@ -385,9 +406,10 @@ const NodeMonitorGracePeriod = 10 * 365 * 24 * time.Hour
 // KubeControllerManagerSpec runs kube's controllers inside the simulator, so
 // that workloads behave as in a cluster: Deployments make ReplicaSets make
 // Pods for the scheduler, Jobs run, garbage is collected, namespaces go.
-func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
+// It reaches kube-apiserver through kubeconfig.
+func KubeControllerManagerSpec(o *config.Options, bin string, l Layout, kubeconfig string) supervisor.Spec {
 	return supervisor.Spec{Name: KubeControllerManager, Path: bin, Args: []string{
-		"--kubeconfig=" + l.AdminKubeconfig(),
+		"--kubeconfig=" + kubeconfig,
 		"--authentication-kubeconfig=" + l.AdminKubeconfig(),
 		"--authentication-skip-lookup=true",
 		"--authorization-kubeconfig=" + l.AdminKubeconfig(),
@@ -419,10 +441,10 @@ func KubeControllerManagerSpec(o *config.Options, bin string, l Layout) supervis
 // for 5,000 Nodes). Without, kwok plays a Node's Pods as soon as it sees the
 // Node, those bound before it saw it too (it lists them then), and a
 // restarted kwok takes its Nodes back at once rather than when the old
-// Leases expire.
-func KwokSpec(o *config.Options, bin string, l Layout) supervisor.Spec {
+// Leases expire. It reaches kube-apiserver through kubeconfig.
+func KwokSpec(o *config.Options, bin string, l Layout, kubeconfig string) supervisor.Spec {
 	args := []string{
-		"--kubeconfig=" + l.AdminKubeconfig(),
+		"--kubeconfig=" + kubeconfig,
 		"--config=" + csvField(l.KwokConfig()),
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
@@ -457,21 +479,29 @@ const SharedRuntime = "control-plane"
 // arguments its own child would have: one Go runtime rather than four
 // (issue 37: an idle simulator's memory and CPU). sim-scheduler restarts
 // on SIGHUP, in the process; the others restart in it when they return,
-// and with it when one ends it.
+// and with it when one ends it. kube-apiserver serves the others within
+// the process, as the admin (InProcessServer): no TLS, HTTP/2 or syscalls
+// between them, a third of the process's CPU when a scenario replays. The
+// scheduler's configuration names the in-process kubeconfig (see app).
 func SharedRuntimeSpec(o *config.Options, bins Binaries, l Layout) supervisor.Spec {
 	// The others start once kube-apiserver is ready (sim-scheduler once it
 	// serves), as their own children would: ready but for the hooks whose
 	// objects the simulator seeds, as the simulator's own check has it once
 	// seeded (kube-controller-manager and kwok are admins: they need
 	// neither the bootstrap roles nor the priority classes).
-	args := []string{"--kubeconfig=" + l.AdminKubeconfig(), "--ready-excludes=" + strings.Join(bootstrapseed.Hooks, ",")}
+	args := []string{
+		"--kubeconfig=" + l.InProcessKubeconfig(),
+		"--in-process-server=" + InProcessServer,
+		"--in-process-client-certificate=" + o.Credential(contract.FileAdminCert),
+		"--ready-excludes=" + strings.Join(bootstrapseed.Hooks, ","),
+	}
 	for i, c := range []struct {
 		name string
 		spec supervisor.Spec
 	}{
 		{KubeAPIServer, KubeAPIServerSpec(o, bins.KubeAPIServer)},
-		{KubeControllerManager, KubeControllerManagerSpec(o, bins.KubeControllerManager, l)},
-		{Kwok, KwokSpec(o, bins.Kwok, l)},
+		{KubeControllerManager, KubeControllerManagerSpec(o, bins.KubeControllerManager, l, l.InProcessKubeconfig())},
+		{Kwok, KwokSpec(o, bins.Kwok, l, l.InProcessKubeconfig())},
 		{SimScheduler, KubeSchedulerSpec(o, bins.KubeScheduler, l)},
 	} {
 		if i > 0 {

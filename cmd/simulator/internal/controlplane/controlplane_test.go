@@ -166,7 +166,7 @@ func TestKubeAPIServerSpec(t *testing.T) {
 
 func TestKwokSpec(t *testing.T) {
 	l := Layout{Dir: "/data"}
-	spec := KwokSpec(options(nil), "/bin/kwok", l)
+	spec := KwokSpec(options(nil), "/bin/kwok", l, l.AdminKubeconfig())
 	if got, _ := flagValue(spec.Args, "server-address"); got != "127.0.0.1:10247" {
 		t.Errorf("--server-address = %q, want 127.0.0.1:10247", got)
 	}
@@ -177,14 +177,14 @@ func TestKwokSpec(t *testing.T) {
 	if got, _ := flagValue(spec.Args, "node-lease-duration-seconds"); got != "0" {
 		t.Errorf("--node-lease-duration-seconds = %q, want 0", got)
 	}
-	spec = KwokSpec(options(func(o *config.Options) { o.KwokPort = 0 }), "/bin/kwok", l)
+	spec = KwokSpec(options(func(o *config.Options) { o.KwokPort = 0 }), "/bin/kwok", l, l.AdminKubeconfig())
 	if got, ok := flagValue(spec.Args, "server-address"); ok {
 		t.Errorf("--server-address = %q with port 0, want no server", got)
 	}
 	// kwok's --config is a list, read as CSV: a path with a comma (a test's
 	// temporary directory, "TestX/a,_b") stays one path, as kwok reads it.
 	for _, dir := range []string{"/data", "/tmp/TestX/a,_b", `/tmp/say "hi"`} {
-		got, _ := flagValue(KwokSpec(options(nil), "/bin/kwok", Layout{Dir: dir}).Args, "config")
+		got, _ := flagValue(KwokSpec(options(nil), "/bin/kwok", Layout{Dir: dir}, "/kubeconfig").Args, "config")
 		fs := pflag.NewFlagSet("kwok", pflag.ContinueOnError)
 		paths := fs.StringSlice("config", nil, "")
 		if err := fs.Parse([]string{"--config=" + got}); err != nil {
@@ -197,7 +197,7 @@ func TestKwokSpec(t *testing.T) {
 }
 
 func TestKubeControllerManagerSpec(t *testing.T) {
-	spec := KubeControllerManagerSpec(options(nil), "/bin/kcm", Layout{Dir: "/data"})
+	spec := KubeControllerManagerSpec(options(nil), "/bin/kcm", Layout{Dir: "/data"}, "/data/admin.kubeconfig")
 	got, _ := flagValue(spec.Args, "controllers")
 	on := strings.Split(got, ",")
 	// What a sandbox's workloads, volumes and scheduling need; not what
@@ -243,13 +243,16 @@ func TestSharedRuntimeSpec(t *testing.T) {
 	}
 	// kube-controller-manager and kwok wait for kube-apiserver's readiness
 	// but for the hooks the simulator seeds, as its own check does.
-	want := []string{"--kubeconfig=/data/admin.kubeconfig",
+	// The components reach kube-apiserver within the process, as the
+	// admin.
+	want := []string{"--kubeconfig=/data/in-process.kubeconfig",
+		"--in-process-server=http://kube-apiserver.in-process", "--in-process-client-certificate=/creds/admin.crt",
 		"--ready-excludes=poststarthook/rbac/bootstrap-roles,poststarthook/scheduling/bootstrap-system-priority-classes", KubeAPIServer}
 	want = append(want, KubeAPIServerSpec(o, "").Args...)
 	want = append(want, "---", KubeControllerManager)
-	want = append(want, KubeControllerManagerSpec(o, "", l).Args...)
+	want = append(want, KubeControllerManagerSpec(o, "", l, "/data/in-process.kubeconfig").Args...)
 	want = append(want, "---", Kwok)
-	want = append(want, KwokSpec(o, "", l).Args...)
+	want = append(want, KwokSpec(o, "", l, "/data/in-process.kubeconfig").Args...)
 	want = append(want, "---", SimScheduler)
 	want = append(want, KubeSchedulerSpec(o, "", l).Args...)
 	if diff := cmp.Diff(want, spec.Args); diff != "" {
@@ -275,6 +278,17 @@ func TestWriteFiles(t *testing.T) {
 	if cluster.Server != "https://127.0.0.1:4444" || cluster.CertificateAuthority != "/creds/ca.crt" ||
 		user.ClientCertificate != "/creds/admin.crt" || user.ClientKey != "/creds/admin.key" {
 		t.Errorf("admin kubeconfig: cluster %+v, user %+v", cluster, user)
+	}
+
+	// The in-process kubeconfig names the in-process server and no
+	// credentials: client-go then sends through the process's default
+	// transport.
+	local, err := clientcmd.BuildConfigFromFlags("", l.InProcessKubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if local.Host != InProcessServer || local.CertFile != "" || local.KeyFile != "" || local.CAFile != "" || local.BearerToken != "" {
+		t.Errorf("in-process kubeconfig: %+v", local)
 	}
 
 	data, err := os.ReadFile(l.KwokConfig())
