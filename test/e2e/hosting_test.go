@@ -19,6 +19,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim"
 	"sigs.k8s.io/simulator-apiserver/pkg/apis/sim/v1alpha1"
@@ -158,6 +161,7 @@ func checkNodePortRoute(t *testing.T, ns, secretName, hostingNS string) {
 		}
 		if out, err := framework.Kubectl(t, c, kc, "get", "namespace", "default", "-o", "name"); err != nil || strings.TrimSpace(out) != "namespace/default" {
 			t.Errorf("kubectl inside with the kubeconfig%s: %q, %v", mode, out, err)
+			logRawGet(t, kc, "/api")
 		}
 	}
 	deleteHosted(t, ns, s.Name, hostingNS)
@@ -177,4 +181,28 @@ func deleteHosted(t *testing.T, ns, name, hostingNS string) {
 		}
 		return len(left) == 0, fmt.Sprint(left)
 	})
+}
+
+// logRawGet logs the status, headers and body start of GET path with
+// kubeconfig: what answered a failed kubectl, and whether it lasts.
+func logRawGet(t *testing.T, kubeconfig, path string) {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Logf("GET %s again: %v", path, err)
+		return
+	}
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Logf("GET %s again: %v", path, err)
+		return
+	}
+	resp, err := client.Get(strings.TrimSuffix(cfg.Host, "/") + path)
+	if err != nil {
+		t.Logf("GET %s again: %v", path, err)
+		return
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 2048))
+	t.Logf("GET %s again: %s %v\n%s (%v)", path, resp.Status, resp.Header, body, err)
 }
