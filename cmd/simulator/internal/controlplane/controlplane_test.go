@@ -177,6 +177,10 @@ func TestKwokSpec(t *testing.T) {
 	if got, _ := flagValue(spec.Args, "node-lease-duration-seconds"); got != "0" {
 		t.Errorf("--node-lease-duration-seconds = %q, want 0", got)
 	}
+	// Warnings and errors only: not a line for each object it plays.
+	if got, _ := flagValue(spec.Args, "v"); got != "WARN" {
+		t.Errorf("--v = %q, want WARN", got)
+	}
 	spec = KwokSpec(options(func(o *config.Options) { o.KwokPort = 0 }), "/bin/kwok", l, l.AdminKubeconfig())
 	if got, ok := flagValue(spec.Args, "server-address"); ok {
 		t.Errorf("--server-address = %q with port 0, want no server", got)
