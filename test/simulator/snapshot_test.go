@@ -337,17 +337,16 @@ func TestExportImport(t *testing.T) {
 		// them: the scenario settles to the exported one.
 		var got scenario
 		var diff string
-		settled := time.Now().Add(time.Minute)
-		for {
-			got = readScenario(t, dst)
-			if diff = cmp.Diff(want, got, ignoreUIDs); diff == "" || time.Now().After(settled) {
-				break
+		t.Cleanup(func() {
+			if diff != "" {
+				t.Logf("imported scenario (-exported +imported):\n%s", diff)
 			}
-			time.Sleep(time.Second)
-		}
-		if diff != "" {
-			t.Errorf("imported scenario (-exported +imported):\n%s", diff)
-		}
+		})
+		framework.WaitUntil(t, time.Minute, "the imported scenario to be the exported one", func() (bool, error) {
+			got = readScenario(t, dst)
+			diff = cmp.Diff(want, got, ignoreUIDs)
+			return diff == "", nil
+		})
 		for k, uid := range got.UIDs {
 			if uid == want.UIDs[k] {
 				t.Errorf("pod %s kept its UID %s", k, uid)

@@ -48,10 +48,7 @@ func (p *pipe) Write(b []byte) (int, error) {
 	defer p.mu.Unlock()
 	n := 0
 	for len(b) > 0 {
-		if p.rclosed {
-			return n, io.ErrClosedPipe
-		}
-		if p.werr != nil {
+		if p.rclosed || p.werr != nil {
 			return n, io.ErrClosedPipe
 		}
 		free := p.limit - (len(p.buf) - p.off)

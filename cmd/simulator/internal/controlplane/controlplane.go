@@ -203,26 +203,28 @@ func AdminRESTConfig(o *config.Options) *rest.Config {
 // configuration.
 func WriteFiles(o *config.Options, l Layout) error {
 	cfg := AdminRESTConfig(o)
-	kubeconfig := clientcmdapi.NewConfig()
-	kubeconfig.Clusters["simulator"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthority: cfg.CAFile}
-	kubeconfig.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificate: cfg.CertFile, ClientKey: cfg.KeyFile}
-	kubeconfig.Contexts["simulator"] = &clientcmdapi.Context{Cluster: "simulator", AuthInfo: "admin"}
-	kubeconfig.CurrentContext = "simulator"
-	if err := clientcmd.WriteToFile(*kubeconfig, l.AdminKubeconfig()); err != nil {
+	admin := &clientcmdapi.AuthInfo{ClientCertificate: cfg.CertFile, ClientKey: cfg.KeyFile}
+	if err := writeKubeconfig(l.AdminKubeconfig(), &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthority: cfg.CAFile}, "admin", admin); err != nil {
 		return fmt.Errorf("writing the admin kubeconfig: %w", err)
 	}
-	local := clientcmdapi.NewConfig()
-	local.Clusters["simulator"] = &clientcmdapi.Cluster{Server: InProcessServer}
-	local.AuthInfos["in-process"] = &clientcmdapi.AuthInfo{}
-	local.Contexts["simulator"] = &clientcmdapi.Context{Cluster: "simulator", AuthInfo: "in-process"}
-	local.CurrentContext = "simulator"
-	if err := clientcmd.WriteToFile(*local, l.InProcessKubeconfig()); err != nil {
+	if err := writeKubeconfig(l.InProcessKubeconfig(), &clientcmdapi.Cluster{Server: InProcessServer}, "in-process", &clientcmdapi.AuthInfo{}); err != nil {
 		return fmt.Errorf("writing the in-process kubeconfig: %w", err)
 	}
 	if err := os.WriteFile(l.KwokConfig(), kwokStages, 0o644); err != nil {
 		return fmt.Errorf("writing the kwok configuration: %w", err)
 	}
 	return nil
+}
+
+// writeKubeconfig writes a kubeconfig of one context, "simulator": cluster
+// as user.
+func writeKubeconfig(path string, cluster *clientcmdapi.Cluster, userName string, user *clientcmdapi.AuthInfo) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["simulator"] = cluster
+	kc.AuthInfos[userName] = user
+	kc.Contexts["simulator"] = &clientcmdapi.Context{Cluster: "simulator", AuthInfo: userName}
+	kc.CurrentContext = "simulator"
+	return clientcmd.WriteToFile(*kc, path)
 }
 
 // KubeAPIServerSpec runs the inner kube-apiserver: client certificate
@@ -445,8 +447,8 @@ func KubeControllerManagerSpec(o *config.Options, bin string, l Layout, kubeconf
 // warnings and errors only: its INFO is a line for each object it plays,
 // ten thousand in an hour's trace replayed at 60×, written through the
 // control plane's one output pipe, and with them the replay's events fell
-// seconds behind at the same CPU (max lag 1.6 and 2.3 s; 0.3 and 0.8 s
-// without).
+// seconds behind at the same CPU (max lag 1.6 and 2.3 s; 0.3–0.8 s in
+// three runs without).
 func KwokSpec(o *config.Options, bin string, l Layout, kubeconfig string) supervisor.Spec {
 	args := []string{
 		"--kubeconfig=" + kubeconfig,
@@ -486,8 +488,8 @@ const SharedRuntime = "control-plane"
 // (issue 37: an idle simulator's memory and CPU). sim-scheduler restarts
 // on SIGHUP, in the process; the others restart in it when they return,
 // and with it when one ends it. kube-apiserver serves the others within
-// the process, as the admin (InProcessServer): no TLS, HTTP/2 or syscalls
-// between them, a third of the process's CPU when a scenario replays. The
+// the process, as the admin (InProcessServer): no TLS, HTTP/2 or sockets
+// between them (a 60× scenario replay: the process's CPU 14% less). The
 // scheduler's configuration names the in-process kubeconfig (see app).
 func SharedRuntimeSpec(o *config.Options, bins Binaries, l Layout) supervisor.Spec {
 	// The others start once kube-apiserver is ready (sim-scheduler once it
