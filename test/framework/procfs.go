@@ -49,18 +49,20 @@ type Memory struct {
 	// Private is the pages no other process maps (USS): what ending the
 	// process would give back.
 	Private int64
+	// Peak is the most the process has had resident (VmHWM).
+	Peak int64
 }
 
 // Add returns the sum of m and o.
 func (m Memory) Add(o Memory) Memory {
-	return Memory{RSS: m.RSS + o.RSS, Anon: m.Anon + o.Anon, File: m.File + o.File, Private: m.Private + o.Private}
+	return Memory{RSS: m.RSS + o.RSS, Anon: m.Anon + o.Anon, File: m.File + o.File, Private: m.Private + o.Private, Peak: m.Peak + o.Peak}
 }
 
 // ProcessMemory returns what process pid has resident, from
 // /proc/PID/status and /proc/PID/smaps_rollup.
 func ProcessMemory(pid int) (Memory, error) {
 	var m Memory
-	if err := procKiB(pid, "status", map[string]*int64{"VmRSS:": &m.RSS, "RssAnon:": &m.Anon, "RssFile:": &m.File}); err != nil {
+	if err := procKiB(pid, "status", map[string]*int64{"VmRSS:": &m.RSS, "RssAnon:": &m.Anon, "RssFile:": &m.File, "VmHWM:": &m.Peak}); err != nil {
 		return m, err
 	}
 	var clean, dirty int64

@@ -46,8 +46,8 @@ func TestProcessMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Anon < int64(len(held)) || m.Private < int64(len(held)) || m.File <= 0 || m.RSS < m.Anon+m.File {
-		t.Errorf("ProcessMemory of this process after writing %d bytes = %+v: want Anon and Private above that, File above 0, RSS at least Anon+File", len(held), m)
+	if m.Anon < int64(len(held)) || m.Private < int64(len(held)) || m.File <= 0 || m.RSS < m.Anon+m.File || m.Peak < m.RSS {
+		t.Errorf("ProcessMemory of this process after writing %d bytes = %+v: want Anon and Private above that, File above 0, RSS at least Anon+File, Peak at least RSS", len(held), m)
 	}
 	runtime.KeepAlive(held)
 	if _, err := ProcessMemory(-1); err == nil {
