@@ -36,6 +36,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"sigs.k8s.io/simulator-apiserver/pkg/contract"
 
@@ -214,7 +215,7 @@ func (a *Access) localEntry(t Target) (*entry, error) {
 		// Someone else's Secret of our name: its keys are not to be trusted.
 		return nil, fmt.Errorf("simulator %s/%s: Secret %s is not controlled by the simulator", t.Namespace, t.Name, secret.Name)
 	}
-	return a.cached(t, secret.ResourceVersion, func() (*entry, error) { return newCertEntry(t, secret) })
+	return a.cached(t, secret.ResourceVersion, func() (*entry, error) { return newCertEntry(t, secret, nil) })
 }
 
 // hostedRoute reaches a hosted simulator in its hosting cluster: through
@@ -295,11 +296,42 @@ func (a *Access) nodePortRoute(t Target, st site.Site, pod *corev1.Pod, secret *
 	if nodePort == 0 || pod.Status.HostIP == "" {
 		return nil, nil, fmt.Errorf("simulator %s/%s has no NodePort for port %d at a node yet", t.Namespace, t.Name, t.Port)
 	}
-	e, err := a.cached(t, secret.ResourceVersion, func() (*entry, error) { return newCertEntry(t, secret) })
+	e, err := a.cached(t, secret.ResourceVersion, func() (*entry, error) {
+		var d net.Dialer
+		return newCertEntry(t, secret, dialRetryingRefused(d.DialContext, nodePortRefusedWait))
+	})
 	if err != nil {
 		return nil, nil, err
 	}
 	return &url.URL{Scheme: "https", Host: net.JoinHostPort(pod.Status.HostIP, strconv.Itoa(int(nodePort)))}, e, nil
+}
+
+// nodePortRefusedWait is how long a connection to a simulator's NodePort is
+// tried again while the node refuses it: kube-proxy programs a NodePort
+// once the Pod behind it is ready, a moment after the simulator is
+// Available (the Pod's readiness), and after each new Pod.
+const nodePortRefusedWait = 10 * time.Second
+
+// dialRetryingRefused dials as dial does, and again, backing off, while
+// the address refuses the connection, for up to wait and within ctx.
+// Nothing was sent on a refused connection: trying again is safe.
+func dialRetryingRefused(dial func(ctx context.Context, network, addr string) (net.Conn, error), wait time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		deadline := time.Now().Add(wait)
+		delay := 50 * time.Millisecond
+		for {
+			conn, err := dial(ctx, network, addr)
+			if err == nil || !utilnet.IsConnectionRefused(err) || time.Now().Add(delay).After(deadline) {
+				return conn, err
+			}
+			select {
+			case <-ctx.Done():
+				return nil, err
+			case <-time.After(delay):
+			}
+			delay = min(2*delay, time.Second)
+		}
+	}
 }
 
 // cached is the entry of t's transport at version, made anew by make when
@@ -324,7 +356,9 @@ func (a *Access) cached(t Target, version string, make func() (*entry, error)) (
 
 // newCertEntry is the entry of the admin certificate of the simulator's
 // credentials Secret.
-func newCertEntry(t Target, secret *corev1.Secret) (*entry, error) {
+// newCertEntry is t's transport with the admin certificate of secret,
+// dialling with dial (nil: the default dialer).
+func newCertEntry(t Target, secret *corev1.Secret, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*entry, error) {
 	creds := &Credentials{
 		CACert:     secret.Data[contract.FileCACert],
 		CAKey:      secret.Data[contract.FileCAKey],
@@ -356,6 +390,7 @@ func newCertEntry(t Target, secret *corev1.Secret) (*entry, error) {
 		// Non-nil and empty: no HTTP/2, whatever else is set.
 		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
 		MaxIdleConnsPerHost: 32,
+		DialContext:         dial,
 	})
 	return &entry{version: secret.ResourceVersion, creds: creds, transport: transport, closeIdle: transport.CloseIdleConnections}, nil
 }
