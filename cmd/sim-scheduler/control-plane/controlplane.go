@@ -18,7 +18,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -59,8 +62,9 @@ const (
 //	sim-control-plane [--kubeconfig=PATH] kube-apiserver ARGS... --- kube-controller-manager ARGS... --- kwok ARGS... --- sim-scheduler ARGS...
 //
 // SIGHUP restarts sim-scheduler (the simulator sends it when the
-// scheduler's configuration changed); SIGTERM and SIGINT stop them all,
-// kube-apiserver last.
+// scheduler's configuration changed); --hold-socket serves holds of a
+// component (the simulator holds kube-controller-manager while it imports);
+// SIGTERM and SIGINT stop them all, kube-apiserver last.
 func newCommand(registryOptions ...app.Option) *cobra.Command {
 	return &cobra.Command{
 		Use:   "sim-control-plane [--kubeconfig=PATH] COMPONENT ARGS... [--- COMPONENT ARGS...]...",
@@ -85,6 +89,7 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 	kubeconfig := fs.String("kubeconfig", "", "Admin kubeconfig of the kube-apiserver it runs: kube-controller-manager and kwok start once kube-apiserver is ready through it, sim-scheduler once it serves; empty starts them all at once.")
 	localServer := fs.String("in-process-server", "", "URL (http://HOST) at which the components reach kube-apiserver within the process, with no network (a kubeconfig naming it, with no credentials, serves them); empty serves none.")
 	localCert := fs.String("in-process-client-certificate", "", "Client certificate (PEM chain) as whose holder kube-apiserver authenticates the requests sent to --in-process-server.")
+	holdSocket := fs.String("hold-socket", "", "Unix socket (made with mode 0600) on which POST "+sharedruntime.HoldPath+"NAME holds component NAME stopped while the request lasts (the simulator holds kube-controller-manager while it imports); empty serves none.")
 	readyExcludes := fs.StringSlice("ready-excludes", nil, "kube-apiserver's /readyz checks that kube-controller-manager and kwok do not wait for (post-start hooks whose objects the simulator writes itself).")
 	pacing := gcpacing.Default
 	fs.IntVar(&pacing.BusyPercent, "busy-gc-percent", pacing.BusyPercent, "The garbage collector's percent (as GOGC) while the process allocates at least --busy-alloc-rate; GOGC's own when idle. One not above GOGC's (0 among them): GOGC's always.")
@@ -171,7 +176,44 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 			}
 		}
 	}()
+	if *holdSocket != "" {
+		if err := serveHolds(ctx, *holdSocket, rt); err != nil {
+			return fmt.Errorf("--hold-socket: %w", err)
+		}
+	}
 	rt.Run(ctx)
+	return nil
+}
+
+// serveHolds serves rt's holds on the Unix socket path until ctx ends.
+// Only its owner may connect: a hold stops a component.
+func serveHolds(ctx context.Context, path string, rt *sharedruntime.Runtime) error {
+	// One left by a previous process of the same simulator.
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	lis, err := net.Listen("unix", path)
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		lis.Close()
+		return err
+	}
+	srv := &http.Server{
+		Handler:           sharedruntime.HoldHandler(rt),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	go func() {
+		if err := srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			klog.FromContext(ctx).Error(err, "Serving holds ended", "socket", path)
+		}
+	}()
 	return nil
 }
 

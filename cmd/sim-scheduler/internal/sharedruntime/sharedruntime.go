@@ -96,17 +96,154 @@ var (
 type Runtime struct {
 	components []Component
 	restart    map[string]chan struct{}
+	holds      map[string]*holdState
 	// exit ends the process; tests replace it.
 	exit func(logger klog.Logger, err error)
 }
 
+// holdState is whether a component is held and whether it runs.
+type holdState struct {
+	mu      sync.Mutex
+	holds   int
+	running bool
+	// changed is closed, and replaced, when holds or running change.
+	changed chan struct{}
+}
+
+func (h *holdState) update(f func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f()
+	close(h.changed)
+	h.changed = make(chan struct{})
+}
+
+// read returns the state and the channel closed at its next change.
+func (h *holdState) read() (holds int, running bool, changed <-chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.holds, h.running, h.changed
+}
+
 // New returns a runtime for components.
 func New(components ...Component) *Runtime {
-	r := &Runtime{components: components, restart: map[string]chan struct{}{}, exit: exitProcess}
+	r := &Runtime{components: components, restart: map[string]chan struct{}{}, holds: map[string]*holdState{}, exit: exitProcess}
 	for _, c := range components {
 		r.restart[c.Name] = make(chan struct{}, 1)
+		if !c.Server {
+			r.holds[c.Name] = &holdState{changed: make(chan struct{})}
+		}
 	}
 	return r
+}
+
+// Hold stops component name and keeps it from starting until release is
+// called, so that what it watches can change while it does not act (an
+// import writes Pods and the workloads that own them: a
+// kube-controller-manager running then may see a workload before its Pods
+// and make more). It returns once the component has returned, or with
+// ctx's error, released. Holds nest: the component starts again, at once,
+// when the last is released. A server cannot be held.
+func (r *Runtime) Hold(ctx context.Context, name string) (release func(), err error) {
+	h, ok := r.holds[name]
+	if !ok {
+		if _, known := r.restart[name]; known {
+			return nil, fmt.Errorf("component %q: %w", name, errServer)
+		}
+		return nil, &unknownComponentError{name: name}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	h.update(func() { h.holds++ })
+	var once sync.Once
+	release = func() { once.Do(func() { h.update(func() { h.holds-- }) }) }
+	for {
+		_, running, changed := h.read()
+		if !running {
+			return release, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			release()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// errServer is Hold's error for a server component.
+var errServer = errors.New("it serves the others: it cannot be held")
+
+// unknownComponentError is Hold's error for a name no component has.
+type unknownComponentError struct{ name string }
+
+func (e *unknownComponentError) Error() string { return fmt.Sprintf("no component %q", e.name) }
+
+// startWhenReleased waits until c is not held, and marks it running in the
+// same step (a Hold then waits for it to return); or returns ctx's error.
+func (r *Runtime) startWhenReleased(ctx context.Context, logger klog.Logger, c Component) error {
+	h := r.holds[c.Name]
+	if h == nil {
+		return nil
+	}
+	logged := false
+	for {
+		h.mu.Lock()
+		holds, changed := h.holds, h.changed
+		if holds == 0 {
+			h.running = true
+			close(h.changed)
+			h.changed = make(chan struct{})
+		}
+		h.mu.Unlock()
+		if holds == 0 {
+			if logged {
+				logger.Info("Component released")
+			}
+			return nil
+		}
+		if !logged {
+			logger.Info("Component held")
+			logged = true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// heldWhileRunning returns a channel closed when c is held: at once if it
+// is already. nil for a component that cannot be held.
+func (r *Runtime) heldWhileRunning(c Component) <-chan struct{} {
+	h := r.holds[c.Name]
+	if h == nil {
+		return nil
+	}
+	held := make(chan struct{})
+	go func() {
+		for {
+			holds, running, changed := h.read()
+			if !running {
+				return
+			}
+			if holds > 0 {
+				close(held)
+				return
+			}
+			<-changed
+		}
+	}()
+	return held
+}
+
+// stopped records that c's run has returned.
+func (r *Runtime) stopped(c Component) {
+	if h := r.holds[c.Name]; h != nil {
+		h.update(func() { h.running = false })
+	}
 }
 
 // Restart asks for component name to be stopped and started again, at once.
@@ -154,6 +291,10 @@ func (r *Runtime) keep(ctx context.Context, c Component) {
 				return
 			}
 		}
+		if err := r.startWhenReleased(ctx, logger, c); err != nil {
+			logger.Info("Component not started", "err", err)
+			return
+		}
 		// The component about to start reads the latest configuration: an
 		// earlier restart request is satisfied by it.
 		select {
@@ -174,6 +315,9 @@ func (r *Runtime) keep(ctx context.Context, c Component) {
 		case <-r.restart[c.Name]:
 			logger.Info("Restarting component on request")
 			restarted = true
+		case <-r.heldWhileRunning(c):
+			logger.Info("Stopping component: held")
+			restarted = true
 		}
 		cancel()
 		if !exited {
@@ -187,6 +331,7 @@ func (r *Runtime) keep(ctx context.Context, c Component) {
 				// Stopping: the supervisor kills the process if it must.
 			}
 		}
+		r.stopped(c)
 		ran := time.Since(started)
 		if ctx.Err() != nil {
 			logger.Info("Component stopped", "ran", ran.Round(time.Millisecond), "err", err)

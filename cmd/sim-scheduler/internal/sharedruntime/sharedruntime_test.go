@@ -154,8 +154,16 @@ func TestWait(t *testing.T) {
 		},
 	})
 	ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), klog.Background()))
-	defer cancel()
-	go rt.Run(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rt.Run(ctx)
+	}()
+	// Run is over before the next test changes the delays it reads.
+	defer func() {
+		cancel()
+		<-done
+	}()
 	waitFor(t, "the first wait", func() bool { return waits.Load() == 1 })
 	time.Sleep(50 * time.Millisecond)
 	if n := starts.Load(); n != 0 {
@@ -239,5 +247,101 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestHold: a held component has returned when Hold does, and does not
+// start again, asked to restart or failed, until its last hold is released;
+// then it starts at once. A hold given up while it waits is released. A
+// server, and a component not there, cannot be held.
+func TestHold(t *testing.T) {
+	fast(t)
+	var starts atomic.Int32
+	var running atomic.Bool
+	failNext := make(chan struct{}, 1)
+	rt := New(
+		Component{Name: "held", Run: func(ctx context.Context) error {
+			starts.Add(1)
+			running.Store(true)
+			defer running.Store(false)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-failNext:
+				return errors.New("boom")
+			}
+		}},
+		Component{Name: "server", Server: true, Run: func(ctx context.Context) error {
+			<-ctx.Done()
+			return nil
+		}},
+	)
+	ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), klog.Background()))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rt.Run(ctx)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	waitFor(t, "the first start", func() bool { return starts.Load() == 1 })
+
+	release, err := rt.Hold(t.Context(), "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if running.Load() {
+		t.Fatal("Hold returned while the component ran")
+	}
+	// A second hold of a held component returns at once; neither a
+	// restart nor the first release starts it.
+	release2, err := rt.Hold(t.Context(), "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Restart("held"); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	release() // twice is once
+	time.Sleep(100 * time.Millisecond)
+	if n := starts.Load(); n != 1 {
+		t.Fatalf("%d starts while held, want 1 (the first)", n)
+	}
+	release2()
+	waitFor(t, "the start after the last release", func() bool { return starts.Load() == 2 && running.Load() })
+
+	// Held while it waits out a failure's backoff: not started after it.
+	failNext <- struct{}{}
+	waitFor(t, "the failure", func() bool { return !running.Load() })
+	release, err = rt.Hold(t.Context(), "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := starts.Load(); n != 2 || running.Load() {
+		t.Fatalf("%d starts (running %v) while held after a failure, want 2 and not running", n, running.Load())
+	}
+	release()
+	waitFor(t, "the start after the failure's hold", func() bool { return starts.Load() == 3 && running.Load() })
+
+	// A hold asked with its context done is refused, and does nothing.
+	gone, cancelGone := context.WithCancel(t.Context())
+	cancelGone()
+	if _, err := rt.Hold(gone, "held"); err == nil {
+		t.Error("Hold with its context done: no error")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := starts.Load(); n != 3 || !running.Load() {
+		t.Errorf("%d starts (running %v) after a refused hold, want 3 and running", n, running.Load())
+	}
+
+	if _, err := rt.Hold(t.Context(), "server"); err == nil {
+		t.Error("Hold of a server: no error")
+	}
+	if _, err := rt.Hold(t.Context(), "nothing"); err == nil {
+		t.Error("Hold of an unknown component: no error")
 	}
 }

@@ -200,6 +200,9 @@ func Run(ctx context.Context, o *config.Options) error {
 	// others, which stop first.
 	var apiserver *supervisor.Process
 	var clients []*supervisor.Process
+	// holdControllers stops kube-controller-manager until released: an
+	// import holds it while it writes (snapshot.Config.HoldControllers).
+	var holdControllers func(ctx context.Context) (func(), error)
 	if o.SharedRuntime {
 		// One child: sim-scheduler starts in it with kube-apiserver, so
 		// the configuration is checked first.
@@ -212,14 +215,19 @@ func Run(ctx context.Context, o *config.Options) error {
 			},
 		})
 		schedConfig.scheduler = hangup{apiserver}
+		holdControllers = func(ctx context.Context) (func(), error) {
+			return controlplane.HoldOverSocket(ctx, layout.HoldSocket(), controlplane.KubeControllerManager)
+		}
 	} else {
 		apiserver = supervisor.New(controlplane.KubeAPIServerSpec(o, bins.KubeAPIServer), supervisor.Options{BeforeStart: waitForEtcdListening})
 		scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForConfigAndAPIServing})
 		schedConfig.scheduler = scheduler
+		controllers := supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout, componentsKubeconfig), supervisor.Options{BeforeStart: waitForAPIServer})
+		holdControllers = controllers.Hold
 		clients = []*supervisor.Process{
 			scheduler,
 			supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout, componentsKubeconfig), supervisor.Options{BeforeStart: waitForAPIServer}),
-			supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout, componentsKubeconfig), supervisor.Options{BeforeStart: waitForAPIServer}),
+			controllers,
 		}
 	}
 	children := append([]*supervisor.Process{apiserver}, clients...)
@@ -255,7 +263,7 @@ func Run(ctx context.Context, o *config.Options) error {
 		return granter.Ensure(ctx)
 	}}
 	checks := []server.Check{apiReady, schedulerHealthy, sandboxReady}
-	importer, err := newImporter(restConfig, filepath.Join(dataDir, "import"), schedConfig)
+	importer, err := newImporter(restConfig, filepath.Join(dataDir, "import"), schedConfig, holdControllers)
 	if err != nil {
 		return err
 	}
@@ -733,14 +741,15 @@ func (s snapshotter) Export(ctx context.Context, schedulerConfig []byte, w io.Wr
 // keeping its documents in dir. A document's scheduler configuration is
 // applied unless it is the one in effect already (an export's is): a
 // resumed import does not restart the scheduler for nothing.
-func newImporter(inner *rest.Config, dir string, sc server.SchedulerConfig) (*snapshot.Importer, error) {
+func newImporter(inner *rest.Config, dir string, sc server.SchedulerConfig, holdControllers func(context.Context) (func(), error)) (*snapshot.Importer, error) {
 	client, err := copyClient(inner, "simulator-import")
 	if err != nil {
 		return nil, err
 	}
 	return snapshot.New(snapshot.Config{
-		Client: client,
-		Dir:    dir,
+		Client:          client,
+		Dir:             dir,
+		HoldControllers: holdControllers,
 		SchedulerConfig: func(ctx context.Context, data []byte) error {
 			var doc, effective bytes.Buffer
 			if json.Compact(&doc, data) == nil && json.Compact(&effective, sc.Effective()) == nil && bytes.Equal(doc.Bytes(), effective.Bytes()) {

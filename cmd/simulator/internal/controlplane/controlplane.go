@@ -174,6 +174,10 @@ func (l Layout) SchedulingResults() string { return filepath.Join(l.Dir, "schedu
 // KwokConfig holds the kwok controller's stages.
 func (l Layout) KwokConfig() string { return filepath.Join(l.Dir, "kwok.yaml") }
 
+// HoldSocket is the shared runtime's Unix socket on which the simulator
+// holds one of its components stopped (HoldOverSocket).
+func (l Layout) HoldSocket() string { return filepath.Join(l.Dir, "control-plane.sock") }
+
 // localHost is the address to reach a server listening on bindAddress from
 // inside the Pod.
 func localHost(bindAddress string) string {
@@ -502,6 +506,7 @@ func SharedRuntimeSpec(o *config.Options, bins Binaries, l Layout) supervisor.Sp
 		"--in-process-server=" + InProcessServer,
 		"--in-process-client-certificate=" + o.Credential(contract.FileAdminCert),
 		"--ready-excludes=" + strings.Join(bootstrapseed.Hooks, ","),
+		"--hold-socket=" + l.HoldSocket(),
 	}
 	for i, c := range []struct {
 		name string

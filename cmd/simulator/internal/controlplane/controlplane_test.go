@@ -251,7 +251,8 @@ func TestSharedRuntimeSpec(t *testing.T) {
 	// admin.
 	want := []string{"--kubeconfig=/data/in-process.kubeconfig",
 		"--in-process-server=http://kube-apiserver.in-process", "--in-process-client-certificate=/creds/admin.crt",
-		"--ready-excludes=poststarthook/rbac/bootstrap-roles,poststarthook/scheduling/bootstrap-system-priority-classes", KubeAPIServer}
+		"--ready-excludes=poststarthook/rbac/bootstrap-roles,poststarthook/scheduling/bootstrap-system-priority-classes",
+		"--hold-socket=/data/control-plane.sock", KubeAPIServer}
 	want = append(want, KubeAPIServerSpec(o, "").Args...)
 	want = append(want, "---", KubeControllerManager)
 	want = append(want, KubeControllerManagerSpec(o, "", l, "/data/in-process.kubeconfig").Args...)

@@ -69,6 +69,13 @@ type Config struct {
 	// SchedulerConfig makes a document's scheduler configuration the one in
 	// effect; nil leaves it aside.
 	SchedulerConfig func(ctx context.Context, data []byte) error
+	// HoldControllers stops kube-controller-manager until release is
+	// called; nil writes with it running. An import holds it while it
+	// writes, so that it starts with every object of the document in its
+	// first lists: running, it may see a workload before the Pods written
+	// ahead of it (its informers lag under load) and make more, deleting
+	// one again once it sees them all.
+	HoldControllers func(ctx context.Context) (release func(), err error)
 	// Workers defaults to DefaultWorkers.
 	Workers int
 }
@@ -308,6 +315,13 @@ func (im *Importer) importDocument(ctx context.Context, j job) error {
 		if err := im.cfg.SchedulerConfig(ctx, j.config); err != nil {
 			return fmt.Errorf("%s: %w", ConfigField, err)
 		}
+	}
+	if im.cfg.HoldControllers != nil {
+		release, err := im.cfg.HoldControllers(ctx)
+		if err != nil {
+			return fmt.Errorf("holding kube-controller-manager while the objects are written: %w", err)
+		}
+		defer release()
 	}
 	for tier := mirror.TierClasses; tier <= mirror.TierDeployments; tier++ {
 		if !im.hasTier(tier) {

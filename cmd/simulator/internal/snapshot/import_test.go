@@ -353,3 +353,69 @@ func TestImportResume(t *testing.T) {
 		t.Errorf("counts posted again (-want +got):\n%s", d)
 	}
 }
+
+// TestImportHoldsControllers: every object is written while
+// kube-controller-manager is held, which is released once the import
+// ends; a hold refused fails the import before it writes.
+func TestImportHoldsControllers(t *testing.T) {
+	c := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
+	var mu sync.Mutex
+	var held bool
+	var holds, releases, unheldWrites, written int
+	c.PrependReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if v := a.GetVerb(); v == "get" || v == "list" || v == "watch" {
+			return false, nil, nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		written++
+		if !held {
+			unheldWrites++
+		}
+		return false, nil, nil
+	})
+	hold := func(context.Context) (func(), error) {
+		mu.Lock()
+		defer mu.Unlock()
+		held = true
+		holds++
+		return func() {
+			mu.Lock()
+			defer mu.Unlock()
+			held = false
+			releases++
+		}, nil
+	}
+	im, err := New(Config{Client: c, Dir: t.TempDir(), Workers: 4, HoldControllers: hold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, im)
+	if _, err := im.Start(t.Context(), strings.NewReader(document(t, ""))); err != nil {
+		t.Fatal(err)
+	}
+	if st := waitDone(t, im); st.Phase != contract.ImportSucceeded {
+		t.Fatalf("import: %+v, want Succeeded", st)
+	}
+	mu.Lock()
+	if written == 0 || unheldWrites != 0 || holds != 1 || releases != 1 || held {
+		t.Errorf("%d writes, %d of them unheld; %d holds, %d releases, held at the end %v: want every write held, one hold released", written, unheldWrites, holds, releases, held)
+	}
+	mu.Unlock()
+
+	refused := fake.NewClientset()
+	im, err = New(Config{Client: refused, Dir: t.TempDir(), Workers: 4, HoldControllers: func(context.Context) (func(), error) {
+		return nil, errors.New("no socket")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, im)
+	if _, err := im.Start(t.Context(), strings.NewReader(document(t, ""))); err != nil {
+		t.Fatal(err)
+	}
+	st := waitDone(t, im)
+	if st.Phase != contract.ImportFailed || !strings.Contains(st.LastError, "no socket") || len(writes(refused)) != 0 {
+		t.Errorf("a refused hold: %+v after %v, want Failed, naming it, before any write", st, writes(refused))
+	}
+}

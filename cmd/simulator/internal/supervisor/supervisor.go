@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package supervisor runs a child process and keeps it running: a child
 // that exits is restarted with exponential backoff, Restart replaces it at
-// once, and cancelling the context stops it (SIGTERM, then SIGKILL).
+// once, Hold stops it until released, and cancelling the context stops it
+// (SIGTERM, then SIGKILL).
 package supervisor
 
 import (
@@ -79,6 +80,12 @@ type Process struct {
 
 	mu     sync.Mutex
 	status Status
+	// holds counts the holders; running is whether a child may run (it
+	// is started or about to be); changed is closed, and replaced, when
+	// either changes.
+	holds   int
+	running bool
+	changed chan struct{}
 }
 
 // New returns a supervisor of spec; Run starts it.
@@ -95,7 +102,113 @@ func New(spec Spec, opts Options) *Process {
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
-	return &Process{spec: spec, opts: opts, restart: make(chan struct{}, 1), status: Status{Name: spec.Name}}
+	return &Process{spec: spec, opts: opts, restart: make(chan struct{}, 1), status: Status{Name: spec.Name}, changed: make(chan struct{})}
+}
+
+// changeLocked wakes those waiting on the hold state; p.mu is held.
+func (p *Process) changeLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// Hold stops the child and keeps it from starting until release is
+// called; it returns once the child has exited, or with ctx's error,
+// released. Holds nest: the child starts again, at once, when the last is
+// released.
+func (p *Process) Hold(ctx context.Context) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.holds++
+	p.changeLocked()
+	p.mu.Unlock()
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.holds--
+			p.changeLocked()
+		})
+	}
+	for {
+		p.mu.Lock()
+		running, changed := p.running, p.changed
+		p.mu.Unlock()
+		if !running {
+			return release, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			release()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// startWhenReleased waits until the child is not held and marks it
+// running in the same step; or returns ctx's error.
+func (p *Process) startWhenReleased(ctx context.Context) error {
+	logged := false
+	for {
+		p.mu.Lock()
+		holds, changed := p.holds, p.changed
+		if holds == 0 {
+			p.running = true
+			p.changeLocked()
+		}
+		p.mu.Unlock()
+		if holds == 0 {
+			if logged {
+				klog.FromContext(ctx).Info("Child released")
+			}
+			return nil
+		}
+		if !logged {
+			klog.FromContext(ctx).Info("Child held")
+			logged = true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// held returns a channel closed once the child is held.
+func (p *Process) held(ctx context.Context) <-chan struct{} {
+	out := make(chan struct{})
+	go func() {
+		for {
+			p.mu.Lock()
+			holds, running, changed := p.holds, p.running, p.changed
+			p.mu.Unlock()
+			if !running {
+				return
+			}
+			if holds > 0 {
+				close(out)
+				return
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// notRunning records that no child runs, nor is about to.
+func (p *Process) notRunning() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running = false
+	p.changeLocked()
 }
 
 // Name is the child's name.
@@ -135,7 +248,11 @@ func (p *Process) Run(ctx context.Context) {
 	ctx = klog.NewContext(ctx, logger)
 	backoff := p.opts.Backoff
 	for {
+		if p.startWhenReleased(ctx) != nil {
+			return
+		}
 		ran, restarted, err := p.runOnce(ctx)
+		p.notRunning()
 		if ctx.Err() != nil {
 			return
 		}
@@ -155,9 +272,9 @@ func (p *Process) Run(ctx context.Context) {
 	}
 }
 
-// runOnce starts the child and waits until it exits, a restart is asked
-// for, or ctx is done. It reports how long the child ran and whether it was
-// stopped for a restart.
+// runOnce starts the child and waits until it exits, a restart or a hold is
+// asked for, or ctx is done. It reports how long the child ran and whether
+// it was stopped for a restart or a hold.
 func (p *Process) runOnce(ctx context.Context) (time.Duration, bool, error) {
 	logger := klog.FromContext(ctx)
 	if p.opts.BeforeStart != nil {
@@ -205,6 +322,10 @@ func (p *Process) runOnce(ctx context.Context) (time.Duration, bool, error) {
 		err = p.stop(ctx, pid, done)
 	case <-p.restart:
 		logger.Info("Restarting child on request", "pid", pid)
+		err = p.stop(ctx, pid, done)
+		restarted = true
+	case <-p.held(ctx):
+		logger.Info("Stopping child: held", "pid", pid)
 		err = p.stop(ctx, pid, done)
 		restarted = true
 	}

@@ -399,3 +399,47 @@ func TestStartFailureIsRetried(t *testing.T) {
 	}
 	waitUntil(t, "start once the executable exists", func() bool { return p.Status().PID != 0 })
 }
+
+// TestHold: a held child has exited when Hold returns and is not started
+// again, asked to restart or not, until its last hold is released; a hold
+// asked with its context done does nothing.
+func TestHold(t *testing.T) {
+	requireLinux(t)
+	var out syncBuffer
+	p := New(Spec{Name: "sleeper", Path: "/bin/sleep", Args: []string{"60"}}, fastOptions(&out))
+	run(t, p)
+	waitUntil(t, "start", func() bool { return p.Status().PID != 0 })
+	first := p.Status().PID
+	release, err := p.Hold(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid := p.Status().PID; pid != 0 || alive(t, first) {
+		t.Fatalf("Hold returned with child %d (first %d alive: %v)", pid, first, alive(t, first))
+	}
+	release2, err := p.Hold(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Restart()
+	release()
+	release()
+	time.Sleep(200 * time.Millisecond)
+	if st := p.Status(); st.PID != 0 || st.Starts != 1 {
+		t.Fatalf("held: %+v, want no child and 1 start", st)
+	}
+	release2()
+	waitUntil(t, "the start after the last release", func() bool { return p.Status().PID != 0 })
+	if st := p.Status(); st.Starts != 2 {
+		t.Errorf("Starts = %d, want 2", st.Starts)
+	}
+	gone, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := p.Hold(gone); err == nil {
+		t.Error("Hold with its context done: no error")
+	}
+	time.Sleep(200 * time.Millisecond)
+	if st := p.Status(); st.PID == 0 || st.Starts != 2 {
+		t.Errorf("after a refused hold: %+v, want the second child running", st)
+	}
+}
