@@ -23,8 +23,6 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
-
-	"k8s.io/klog/v2"
 )
 
 // TestHoldHandler: a POST holds the component until its client ends the
@@ -46,16 +44,7 @@ func TestHoldHandler(t *testing.T) {
 			return nil
 		}},
 	)
-	ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), klog.Background()))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rt.Run(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	runUntilEnd(t, rt)
 	srv := httptest.NewServer(HoldHandler(rt))
 	defer srv.Close()
 	waitFor(t, "the first start", func() bool { return running.Load() })

@@ -57,6 +57,21 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+// runUntilEnd runs rt until the test ends, and waits for Run to return
+// then, before the next test changes the delays it reads.
+func runUntilEnd(t *testing.T, rt *Runtime) {
+	ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), klog.Background()))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rt.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+}
+
 // fast makes restarts quick for the test.
 func fast(t *testing.T) {
 	saved := []time.Duration{firstDelay, maxDelay, stopWait}
@@ -153,17 +168,7 @@ func TestWait(t *testing.T) {
 			return nil
 		},
 	})
-	ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), klog.Background()))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rt.Run(ctx)
-	}()
-	// Run is over before the next test changes the delays it reads.
-	defer func() {
-		cancel()
-		<-done
-	}()
+	runUntilEnd(t, rt)
 	waitFor(t, "the first wait", func() bool { return waits.Load() == 1 })
 	time.Sleep(50 * time.Millisecond)
 	if n := starts.Load(); n != 0 {
@@ -276,16 +281,7 @@ func TestHold(t *testing.T) {
 			return nil
 		}},
 	)
-	ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), klog.Background()))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rt.Run(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	runUntilEnd(t, rt)
 	waitFor(t, "the first start", func() bool { return starts.Load() == 1 })
 
 	release, err := rt.Hold(t.Context(), "held")
