@@ -108,6 +108,8 @@ type holdState struct {
 	running bool
 	// changed is closed, and replaced, when holds or running change.
 	changed chan struct{}
+	// stop asks the running component to stop for a hold.
+	stop chan struct{}
 }
 
 func (h *holdState) update(f func()) {
@@ -131,7 +133,7 @@ func New(components ...Component) *Runtime {
 	for _, c := range components {
 		r.restart[c.Name] = make(chan struct{}, 1)
 		if !c.Server {
-			r.holds[c.Name] = &holdState{changed: make(chan struct{})}
+			r.holds[c.Name] = &holdState{changed: make(chan struct{}), stop: make(chan struct{}, 1)}
 		}
 	}
 	return r
@@ -156,6 +158,10 @@ func (r *Runtime) Hold(ctx context.Context, name string) (release func(), err er
 		return nil, err
 	}
 	h.update(func() { h.holds++ })
+	select {
+	case h.stop <- struct{}{}:
+	default:
+	}
 	var once sync.Once
 	release = func() { once.Do(func() { h.update(func() { h.holds-- }) }) }
 	for {
@@ -195,6 +201,11 @@ func (r *Runtime) startWhenReleased(ctx context.Context, logger klog.Logger, c C
 			h.running = true
 			close(h.changed)
 			h.changed = make(chan struct{})
+			// A stop asked by holds released since is satisfied.
+			select {
+			case <-h.stop:
+			default:
+			}
 		}
 		h.mu.Unlock()
 		if holds == 0 {
@@ -215,28 +226,13 @@ func (r *Runtime) startWhenReleased(ctx context.Context, logger klog.Logger, c C
 	}
 }
 
-// heldWhileRunning returns a channel closed when c is held: at once if it
-// is already. nil for a component that cannot be held.
-func (r *Runtime) heldWhileRunning(c Component) <-chan struct{} {
-	h := r.holds[c.Name]
-	if h == nil {
-		return nil
+// stopForHold receives when a hold asks running c to stop; nil (never)
+// for a component that cannot be held.
+func (r *Runtime) stopForHold(c Component) <-chan struct{} {
+	if h := r.holds[c.Name]; h != nil {
+		return h.stop
 	}
-	held := make(chan struct{})
-	go func() {
-		for {
-			holds, running, changed := h.read()
-			if !running {
-				return
-			}
-			if holds > 0 {
-				close(held)
-				return
-			}
-			<-changed
-		}
-	}()
-	return held
+	return nil
 }
 
 // stopped records that c's run has returned.
@@ -315,7 +311,7 @@ func (r *Runtime) keep(ctx context.Context, c Component) {
 		case <-r.restart[c.Name]:
 			logger.Info("Restarting component on request")
 			restarted = true
-		case <-r.heldWhileRunning(c):
+		case <-r.stopForHold(c):
 			logger.Info("Stopping component: held")
 			restarted = true
 		}

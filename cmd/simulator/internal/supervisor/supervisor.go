@@ -77,6 +77,8 @@ type Process struct {
 	spec    Spec
 	opts    Options
 	restart chan struct{}
+	// stopHeld asks the running child to stop for a hold.
+	stopHeld chan struct{}
 
 	mu     sync.Mutex
 	status Status
@@ -102,7 +104,7 @@ func New(spec Spec, opts Options) *Process {
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
-	return &Process{spec: spec, opts: opts, restart: make(chan struct{}, 1), status: Status{Name: spec.Name}, changed: make(chan struct{})}
+	return &Process{spec: spec, opts: opts, restart: make(chan struct{}, 1), status: Status{Name: spec.Name}, changed: make(chan struct{}), stopHeld: make(chan struct{}, 1)}
 }
 
 // changeLocked wakes those waiting on the hold state; p.mu is held.
@@ -123,6 +125,10 @@ func (p *Process) Hold(ctx context.Context) (release func(), err error) {
 	p.holds++
 	p.changeLocked()
 	p.mu.Unlock()
+	select {
+	case p.stopHeld <- struct{}{}:
+	default:
+	}
 	var once sync.Once
 	release = func() {
 		once.Do(func() {
@@ -158,6 +164,11 @@ func (p *Process) startWhenReleased(ctx context.Context) error {
 		if holds == 0 {
 			p.running = true
 			p.changeLocked()
+			// A stop asked by holds released since is satisfied.
+			select {
+			case <-p.stopHeld:
+			default:
+			}
 		}
 		p.mu.Unlock()
 		if holds == 0 {
@@ -176,31 +187,6 @@ func (p *Process) startWhenReleased(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-}
-
-// held returns a channel closed once the child is held.
-func (p *Process) held(ctx context.Context) <-chan struct{} {
-	out := make(chan struct{})
-	go func() {
-		for {
-			p.mu.Lock()
-			holds, running, changed := p.holds, p.running, p.changed
-			p.mu.Unlock()
-			if !running {
-				return
-			}
-			if holds > 0 {
-				close(out)
-				return
-			}
-			select {
-			case <-changed:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
 }
 
 // notRunning records that no child runs, nor is about to.
@@ -324,7 +310,7 @@ func (p *Process) runOnce(ctx context.Context) (time.Duration, bool, error) {
 		logger.Info("Restarting child on request", "pid", pid)
 		err = p.stop(ctx, pid, done)
 		restarted = true
-	case <-p.held(ctx):
+	case <-p.stopHeld:
 		logger.Info("Stopping child: held", "pid", pid)
 		err = p.stop(ctx, pid, done)
 		restarted = true
