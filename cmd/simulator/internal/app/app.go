@@ -202,7 +202,7 @@ func Run(ctx context.Context, o *config.Options) error {
 	var clients []*supervisor.Process
 	// holdControllers stops kube-controller-manager until released: an
 	// import holds it while it writes (snapshot.Config.HoldControllers).
-	var holdControllers func(ctx context.Context) (func(), error)
+	var holdControllers func(ctx context.Context) (context.Context, func(), error)
 	if o.SharedRuntime {
 		// One child: sim-scheduler starts in it with kube-apiserver, so
 		// the configuration is checked first.
@@ -215,7 +215,7 @@ func Run(ctx context.Context, o *config.Options) error {
 			},
 		})
 		schedConfig.scheduler = hangup{apiserver}
-		holdControllers = func(ctx context.Context) (func(), error) {
+		holdControllers = func(ctx context.Context) (context.Context, func(), error) {
 			return controlplane.HoldOverSocket(ctx, layout.HoldSocket(), controlplane.KubeControllerManager)
 		}
 	} else {
@@ -223,7 +223,12 @@ func Run(ctx context.Context, o *config.Options) error {
 		scheduler := supervisor.New(controlplane.KubeSchedulerSpec(o, bins.KubeScheduler, layout), supervisor.Options{BeforeStart: waitForConfigAndAPIServing})
 		schedConfig.scheduler = scheduler
 		controllers := supervisor.New(controlplane.KubeControllerManagerSpec(o, bins.KubeControllerManager, layout, componentsKubeconfig), supervisor.Options{BeforeStart: waitForAPIServer})
-		holdControllers = controllers.Hold
+		// The child's supervisor is in this process: its hold ends only
+		// at release.
+		holdControllers = func(ctx context.Context) (context.Context, func(), error) {
+			release, err := controllers.Hold(ctx)
+			return ctx, release, err
+		}
 		clients = []*supervisor.Process{
 			scheduler,
 			supervisor.New(controlplane.KwokSpec(o, bins.Kwok, layout, componentsKubeconfig), supervisor.Options{BeforeStart: waitForAPIServer}),
@@ -741,7 +746,7 @@ func (s snapshotter) Export(ctx context.Context, schedulerConfig []byte, w io.Wr
 // keeping its documents in dir. A document's scheduler configuration is
 // applied unless it is the one in effect already (an export's is): a
 // resumed import does not restart the scheduler for nothing.
-func newImporter(inner *rest.Config, dir string, sc server.SchedulerConfig, holdControllers func(context.Context) (func(), error)) (*snapshot.Importer, error) {
+func newImporter(inner *rest.Config, dir string, sc server.SchedulerConfig, holdControllers func(context.Context) (context.Context, func(), error)) (*snapshot.Importer, error) {
 	client, err := copyClient(inner, "simulator-import")
 	if err != nil {
 		return nil, err

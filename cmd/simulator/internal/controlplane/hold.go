@@ -19,6 +19,7 @@ package controlplane
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -30,9 +31,11 @@ import (
 // its hold socket (sim-control-plane --hold-socket: POST /hold/NAME, which
 // answers "held" once the component has returned and holds it until the
 // request ends). It returns once the component is stopped; release ends
-// the request, and the component starts again. A hold also ends when the
-// simulator or the runtime's process does.
-func HoldOverSocket(ctx context.Context, socket, component string) (release func(), err error) {
+// the request, and the component starts again. held ends with ctx, at
+// release, or, its cause ErrHoldLost, when the request ends before: the
+// runtime's process stopped, and the one its supervisor starts next runs
+// the component again.
+func HoldOverSocket(ctx context.Context, socket, component string) (held context.Context, release func(), err error) {
 	client := &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
@@ -41,26 +44,35 @@ func HoldOverSocket(ctx context.Context, socket, component string) (release func
 		DisableKeepAlives: true,
 	}}
 	// The hold lasts as long as the request: until release, or ctx's end.
-	holdCtx, cancel := context.WithCancel(ctx)
+	holdCtx, cancel := context.WithCancelCause(ctx)
 	// The host is not dialled: the socket is.
 	req, err := http.NewRequestWithContext(holdCtx, http.MethodPost, "http://control-plane/hold/"+component, nil)
 	if err != nil {
-		cancel()
-		return nil, err
+		cancel(err)
+		return nil, nil, err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("holding %s: %w", component, err)
+		cancel(err)
+		return nil, nil, fmt.Errorf("holding %s: %w", component, err)
 	}
-	line, err := bufio.NewReader(io.LimitReader(resp.Body, 4<<10)).ReadString('\n')
+	body := bufio.NewReader(io.LimitReader(resp.Body, 4<<10))
+	line, err := body.ReadString('\n')
 	if err != nil || resp.StatusCode != http.StatusOK || line != "held\n" {
-		cancel()
+		cancel(err)
 		resp.Body.Close()
-		return nil, fmt.Errorf("holding %s: %s %s", component, resp.Status, strings.TrimSpace(line))
+		return nil, nil, fmt.Errorf("holding %s: %s %s", component, resp.Status, strings.TrimSpace(line))
 	}
-	return func() {
-		cancel()
+	// The server writes nothing more: the read ends when the request does.
+	go func() {
+		_, _ = io.Copy(io.Discard, body)
+		cancel(fmt.Errorf("%w, and %s runs again in the next", ErrHoldLost, component))
+	}()
+	return holdCtx, func() {
+		cancel(context.Canceled)
 		resp.Body.Close()
 	}, nil
 }
+
+// ErrHoldLost is the cause of a hold's end that its holder did not ask for.
+var ErrHoldLost = errors.New("the control plane's process stopped")

@@ -18,6 +18,7 @@ package controlplane
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -61,26 +62,50 @@ func TestHoldOverSocket(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	release, err := HoldOverSocket(t.Context(), socket, KubeControllerManager)
+	held, release, err := HoldOverSocket(t.Context(), socket, KubeControllerManager)
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitHolding(1)
+	if held.Err() != nil {
+		t.Fatalf("held ended while holding: %v", context.Cause(held))
+	}
 	release()
 	waitHolding(0)
+	if cause := context.Cause(held); !errors.Is(cause, context.Canceled) {
+		t.Errorf("released: held's cause %v, want context.Canceled", cause)
+	}
 
 	ctx, cancel := context.WithCancel(t.Context())
-	if _, err := HoldOverSocket(ctx, socket, KubeControllerManager); err != nil {
+	if _, _, err := HoldOverSocket(ctx, socket, KubeControllerManager); err != nil {
 		t.Fatal(err)
 	}
 	waitHolding(1)
 	cancel()
 	waitHolding(0)
 
-	if _, err := HoldOverSocket(t.Context(), socket, "nothing"); err == nil {
+	if _, _, err := HoldOverSocket(t.Context(), socket, "nothing"); err == nil {
 		t.Error("a refused hold: no error")
 	}
-	if _, err := HoldOverSocket(t.Context(), filepath.Join(t.TempDir(), "none.sock"), KubeControllerManager); err == nil {
+
+	// The runtime's process stops: the request ends without release.
+	held, release, err = HoldOverSocket(t.Context(), socket, KubeControllerManager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	waitHolding(1)
+	srv.Close()
+	select {
+	case <-held.Done():
+		if cause := context.Cause(held); !errors.Is(cause, ErrHoldLost) {
+			t.Errorf("lost hold: held's cause %v, want ErrHoldLost", cause)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server closed the hold's connection: held has not ended")
+	}
+
+	if _, _, err := HoldOverSocket(t.Context(), filepath.Join(t.TempDir(), "none.sock"), KubeControllerManager); err == nil {
 		t.Error("a hold with no socket: no error")
 	}
 }

@@ -74,8 +74,10 @@ type Config struct {
 	// writes, so that it starts with every object of the document in its
 	// first lists: running, it may see a workload before the Pods written
 	// ahead of it (its informers lag under load) and make more, deleting
-	// one again once it sees them all.
-	HoldControllers func(ctx context.Context) (release func(), err error)
+	// one again once it sees them all. held ends, with its cause, if the
+	// hold does before release: the import stops there and fails, saying
+	// so, rather than write on beside a running kube-controller-manager.
+	HoldControllers func(ctx context.Context) (held context.Context, release func(), err error)
 	// Workers defaults to DefaultWorkers.
 	Workers int
 }
@@ -316,19 +318,25 @@ func (im *Importer) importDocument(ctx context.Context, j job) error {
 			return fmt.Errorf("%s: %w", ConfigField, err)
 		}
 	}
+	writeCtx := ctx
 	if im.cfg.HoldControllers != nil {
-		release, err := im.cfg.HoldControllers(ctx)
+		held, release, err := im.cfg.HoldControllers(ctx)
 		if err != nil {
 			return fmt.Errorf("holding kube-controller-manager while the objects are written: %w", err)
 		}
 		defer release()
+		writeCtx = held
 	}
 	for tier := mirror.TierClasses; tier <= mirror.TierDeployments; tier++ {
 		if !im.hasTier(tier) {
 			continue
 		}
 		start := time.Now()
-		if err := im.importTier(ctx, tier); err != nil {
+		err := im.importTier(writeCtx, tier)
+		if ctx.Err() == nil && writeCtx.Err() != nil {
+			return fmt.Errorf("kube-controller-manager's hold ended while the objects were written: %w", context.Cause(writeCtx))
+		}
+		if err != nil {
 			return err
 		}
 		klog.FromContext(ctx).V(2).Info("Imported a tier", "tier", tier, "elapsed", time.Since(start).Round(time.Millisecond))

@@ -374,12 +374,12 @@ func TestImportHoldsControllers(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	hold := func(context.Context) (func(), error) {
+	hold := func(ctx context.Context) (context.Context, func(), error) {
 		mu.Lock()
 		defer mu.Unlock()
 		held = true
 		holds++
-		return func() {
+		return ctx, func() {
 			mu.Lock()
 			defer mu.Unlock()
 			held = false
@@ -404,8 +404,8 @@ func TestImportHoldsControllers(t *testing.T) {
 	mu.Unlock()
 
 	refused := fake.NewClientset()
-	im, err = New(Config{Client: refused, Dir: t.TempDir(), Workers: 4, HoldControllers: func(context.Context) (func(), error) {
-		return nil, errors.New("no socket")
+	im, err = New(Config{Client: refused, Dir: t.TempDir(), Workers: 4, HoldControllers: func(context.Context) (context.Context, func(), error) {
+		return nil, nil, errors.New("no socket")
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -417,5 +417,34 @@ func TestImportHoldsControllers(t *testing.T) {
 	st := waitDone(t, im)
 	if st.Phase != contract.ImportFailed || !strings.Contains(st.LastError, "no socket") || len(writes(refused)) != 0 {
 		t.Errorf("a refused hold: %+v after %v, want Failed, naming it, before any write", st, writes(refused))
+	}
+
+	// The hold ends at the first write (the control plane's process
+	// restarted): the import stops with the tier it was writing, saying why.
+	lost := fake.NewClientset()
+	heldCtx, lose := context.WithCancelCause(t.Context())
+	lost.PrependReactor("create", "*", func(clienttesting.Action) (bool, runtime.Object, error) {
+		lose(errors.New("the hold ended"))
+		return false, nil, nil
+	})
+	im, err = New(Config{Client: lost, Dir: t.TempDir(), Workers: 4, HoldControllers: func(context.Context) (context.Context, func(), error) {
+		return heldCtx, func() {}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, im)
+	if _, err := im.Start(t.Context(), strings.NewReader(document(t, ""))); err != nil {
+		t.Fatal(err)
+	}
+	st = waitDone(t, im)
+	var workloads []string
+	for _, w := range writes(lost) {
+		if strings.Contains(w, "replicasets") {
+			workloads = append(workloads, w)
+		}
+	}
+	if st.Phase != contract.ImportFailed || !strings.Contains(st.LastError, "the hold ended") || len(workloads) != 0 {
+		t.Errorf("a hold lost at the first write: %+v, workloads written %v; want Failed, naming it, and no later tier written", st, workloads)
 	}
 }
