@@ -35,9 +35,16 @@ const (
 // Budgets, in bytes of annotation values. A Pod's annotations may hold
 // 256 KiB in all (apimachinery's TotalAnnotationSizeLimitB), and the user's
 // own count too: the per-node results go on the Pod only while they fit in
-// perNodeBudget; the full result is always in the Store.
+// perNodeBudget; the full result is always in the Store. Every later
+// write of a bound Pod carries them, to every watcher, and each copy of
+// the Pod in memory holds them (kube-apiserver's watch cache, the
+// informers of the scheduler, kube-controller-manager and kwok): at 50
+// Nodes (~20 KiB of them, ~0.4 KiB a Node) a replay of 10,000 Pod events
+// at 60x used 12% more control plane CPU with them and twice the peak
+// RSS (3.3 GiB against 1.5; docs/performance.md). So they go on the Pods
+// of small clusters, a few dozen Nodes, the ones read Pod by Pod.
 const (
-	perNodeBudget = 96 << 10
+	perNodeBudget = 16 << 10
 	historyBudget = 32 << 10
 	maxHistory    = 5
 )

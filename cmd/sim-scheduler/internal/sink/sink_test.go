@@ -86,6 +86,62 @@ func values(patch map[string]*string) map[string]string {
 	return out
 }
 
+// boundAttempt is an attempt that bound a Pod among nodes nodes, every one
+// passing each filter and scored by each score plugin.
+func boundAttempt(nodes int) *recorder.Attempt {
+	weights := map[string]int64{}
+	for _, p := range scorePlugins {
+		weights[p] = 1
+	}
+	filters := append([]string{"NodeUnschedulable", "NodeName"}, scorePlugins...)
+	a := recorder.NewAttempt(types.NamespacedName{Namespace: "default", Name: "web-1"}, "uid-1", "default-scheduler", nodes,
+		recorder.NewPlugins(filters, weights))
+	a.Outcome = recorder.Bound
+	for i := range nodes {
+		node := fmt.Sprintf("node-%06d", i)
+		for _, p := range filters {
+			a.SetFilter(node, p, recorder.Passed)
+		}
+		for _, p := range scorePlugins {
+			a.SetScore(node, p, int64(i%100))
+		}
+	}
+	a.SelectedNode, a.EvaluatedNodes, a.FeasibleNodes = "node-000000", nodes, nodes
+	return a
+}
+
+// The per-node results go on the Pods of a few dozen nodes, not of 50: a
+// bound Pod's later writes and every copy of it would carry them.
+func TestPerNodeAnnotationsBudget(t *testing.T) {
+	perNode := []string{"filter-result", "score-result", "finalscore-result"}
+	for _, tc := range []struct {
+		nodes int
+		want  bool
+	}{{1, true}, {10, true}, {50, false}, {500, false}} {
+		r, err := render(boundAttempt(tc.nodes).Result())
+		if err != nil {
+			t.Fatal(err)
+		}
+		patch, err := r.annotations(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := 0
+		for _, k := range perNode {
+			v, set := patch[UpstreamPrefix+k]
+			if got := set && v != nil; got != tc.want {
+				t.Errorf("%d nodes: %s on the Pod %v, want %v", tc.nodes, k, got, tc.want)
+			}
+			if set && v != nil {
+				size += len(*v)
+			}
+		}
+		if size > perNodeBudget {
+			t.Errorf("%d nodes: %d bytes of per-node results, more than %d", tc.nodes, size, perNodeBudget)
+		}
+	}
+}
+
 // At 5,000 nodes the Pod keeps its compact result and stays within the
 // annotation size limit, however many attempts it has had.
 func TestAnnotationsAt5000Nodes(t *testing.T) {
