@@ -40,9 +40,9 @@ const (
 // the Pod in memory holds them (kube-apiserver's watch cache, the
 // informers of the scheduler, kube-controller-manager and kwok): at 50
 // Nodes (~20 KiB of them, ~0.4 KiB a Node) a replay of 10,000 Pod events
-// at 60x peaked at twice the control plane's RSS with them (3.3 GiB
-// against 1.5; docs/performance.md). So they go on the Pods of small
-// clusters, a few dozen Nodes, the ones read Pod by Pod.
+// at 60x used 12% more of the control plane's CPU with them and twice its
+// peak RSS (3.3 GiB against 1.5; docs/performance.md). So they go on the
+// Pods of small clusters, a few dozen Nodes, the ones read Pod by Pod.
 const (
 	perNodeBudget = 16 << 10
 	historyBudget = 32 << 10
