@@ -157,11 +157,15 @@ func (r *Runtime) Hold(ctx context.Context, name string) (release func(), err er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	h.update(func() { h.holds++ })
-	select {
-	case h.stop <- struct{}{}:
-	default:
-	}
+	h.update(func() {
+		h.holds++
+		// Asked in the step that counts the hold: startWhenReleased
+		// drains it in the step that sees the holds gone.
+		select {
+		case h.stop <- struct{}{}:
+		default:
+		}
+	})
 	var once sync.Once
 	release = func() { once.Do(func() { h.update(func() { h.holds-- }) }) }
 	for {

@@ -40,7 +40,7 @@ const (
 // the Pod in memory holds them (kube-apiserver's watch cache, the
 // informers of the scheduler, kube-controller-manager and kwok): at 50
 // Nodes (~20 KiB of them, ~0.4 KiB a Node) a replay of 10,000 Pod events
-// at 60x used 12% more of the control plane's CPU with them and twice its
+// at 60x used 14% more of the control plane's CPU with them and twice its
 // peak RSS (3.3 GiB against 1.5; docs/performance.md). So they go on the
 // Pods of small clusters, a few dozen Nodes, the ones read Pod by Pod.
 const (

@@ -44,15 +44,20 @@ import (
 
 var scorePlugins = []string{"ImageLocality", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread", "TaintToleration", "VolumeBinding"}
 
-// bigAttempt is an attempt at 5,000 nodes: unschedulable ones fail on
-// every node, scheduled ones score 500 (the scheduler's adaptive share).
-func bigAttempt(outcome recorder.Outcome) *recorder.Attempt {
+// scoreWeights weighs each of scorePlugins 1.
+func scoreWeights() map[string]int64 {
 	weights := map[string]int64{}
 	for _, p := range scorePlugins {
 		weights[p] = 1
 	}
+	return weights
+}
+
+// bigAttempt is an attempt at 5,000 nodes: unschedulable ones fail on
+// every node, scheduled ones score 500 (the scheduler's adaptive share).
+func bigAttempt(outcome recorder.Outcome) *recorder.Attempt {
 	a := recorder.NewAttempt(types.NamespacedName{Namespace: "default", Name: "web-1"}, "uid-1", "default-scheduler", 5000,
-		recorder.NewPlugins(append([]string{"NodeResourcesFit", "TaintToleration"}, scorePlugins...), weights))
+		recorder.NewPlugins(append([]string{"NodeResourcesFit", "TaintToleration"}, scorePlugins...), scoreWeights()))
 	a.Outcome = outcome
 	for i := range 5000 {
 		node := fmt.Sprintf("node-%06d", i)
@@ -89,13 +94,9 @@ func values(patch map[string]*string) map[string]string {
 // boundAttempt is an attempt that bound a Pod among nodes nodes, every one
 // passing each filter and scored by each score plugin.
 func boundAttempt(nodes int) *recorder.Attempt {
-	weights := map[string]int64{}
-	for _, p := range scorePlugins {
-		weights[p] = 1
-	}
 	filters := append([]string{"NodeUnschedulable", "NodeName"}, scorePlugins...)
 	a := recorder.NewAttempt(types.NamespacedName{Namespace: "default", Name: "web-1"}, "uid-1", "default-scheduler", nodes,
-		recorder.NewPlugins(filters, weights))
+		recorder.NewPlugins(filters, scoreWeights()))
 	a.Outcome = recorder.Bound
 	for i := range nodes {
 		node := fmt.Sprintf("node-%06d", i)

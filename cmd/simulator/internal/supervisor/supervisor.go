@@ -124,11 +124,13 @@ func (p *Process) Hold(ctx context.Context) (release func(), err error) {
 	p.mu.Lock()
 	p.holds++
 	p.changeLocked()
-	p.mu.Unlock()
+	// Asked in the step that counts the hold: startWhenReleased drains it
+	// in the step that sees the holds gone.
 	select {
 	case p.stopHeld <- struct{}{}:
 	default:
 	}
+	p.mu.Unlock()
 	var once sync.Once
 	release = func() {
 		once.Do(func() {
