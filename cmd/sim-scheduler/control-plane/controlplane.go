@@ -25,7 +25,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -88,7 +90,7 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 	fs := pflag.NewFlagSet("sim-control-plane", pflag.ContinueOnError)
 	kubeconfig := fs.String("kubeconfig", "", "Admin kubeconfig of the kube-apiserver it runs: kube-controller-manager and kwok start once kube-apiserver is ready through it, sim-scheduler once it serves; empty starts them all at once.")
 	localServer := fs.String("in-process-server", "", "URL (http://HOST) at which the components reach kube-apiserver within the process, with no network (a kubeconfig naming it, with no credentials, serves them); empty serves none.")
-	localCert := fs.String("in-process-client-certificate", "", "Client certificate (PEM chain) as whose holder kube-apiserver authenticates the requests sent to --in-process-server.")
+	localCert := fs.String("in-process-client-certificate", "", "Client certificate (PEM) whose user (common name) and groups (organizations) the requests sent to --in-process-server are authenticated as, by a token kube-apiserver reads from a file beside --kubeconfig.")
 	holdSocket := fs.String("hold-socket", "", "Unix socket (made with mode 0600) on which POST "+sharedruntime.HoldPath+"NAME holds component NAME stopped while the request lasts (the simulator holds kube-controller-manager while it imports); empty serves none.")
 	readyExcludes := fs.StringSlice("ready-excludes", nil, "kube-apiserver's /readyz checks that kube-controller-manager and kwok do not wait for (post-start hooks whose objects the simulator writes itself).")
 	pacing := gcpacing.Default
@@ -110,6 +112,22 @@ func runControlPlane(ctx context.Context, args []string, registryOptions ...app.
 			return fmt.Errorf("--in-process-server: %w", err)
 		}
 		local.Install()
+		// kube-apiserver knows the transport's token from a file beside
+		// the kubeconfig, in the data directory (an image may have no
+		// /tmp).
+		if a, ok := sections[kubeAPIServer]; ok {
+			if *kubeconfig == "" {
+				return fmt.Errorf("--in-process-server needs --kubeconfig: the token file is written beside it")
+			}
+			if slices.ContainsFunc(a, func(arg string) bool { return strings.HasPrefix(arg, "--token-auth-file") }) {
+				return fmt.Errorf("--in-process-server: kube-apiserver's --token-auth-file is the in-process one's")
+			}
+			path, err := local.TokenFile(filepath.Dir(*kubeconfig))
+			if err != nil {
+				return err
+			}
+			sections[kubeAPIServer] = append(a, "--token-auth-file="+path)
+		}
 	}
 	// Started while kube-apiserver bootstraps, they would take its CPU and
 	// then wait in their clients' backoffs.

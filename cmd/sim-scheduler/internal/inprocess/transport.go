@@ -25,9 +25,11 @@ package inprocess
 
 import (
 	"bufio"
+	"bytes"
 	"context"
-	"crypto/tls"
+	"crypto/rand"
 	"crypto/x509"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +37,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -56,17 +60,23 @@ const remoteAddr = "127.0.0.1:0"
 // Transport sends the requests for one in-process server to the handler
 // it is given, and any other request to the transport it wraps.
 type Transport struct {
-	host     string
-	peer     []*x509.Certificate
+	host string
+	// token is the bearer token of every in-process request, user the
+	// user (and groups) it stands for in TokenFile.
+	token    string
+	user     *x509.Certificate
 	fallback http.RoundTripper
 	handler  atomic.Pointer[http.Handler]
 }
 
 // New returns a transport serving server (http://HOST) in-process once
-// Serve is called: each request to it is authenticated as if sent over TLS
-// with the client certificate chain in certFile. The server URL is plain
-// HTTP so that client-go, given a kubeconfig naming it, uses
-// http.DefaultTransport (see Install). Other requests go to fallback.
+// Serve is called: each request to it carries a bearer token of its own
+// (TokenFile tells kube-apiserver whose), for the user and groups of the
+// client certificate in certFile (its common name and organizations, as
+// kube-apiserver reads a client certificate). A token, because
+// kube-apiserver would verify a certificate's chain on every request. The
+// server URL is plain HTTP so that client-go, given a kubeconfig naming it,
+// uses http.DefaultTransport (see Install). Other requests go to fallback.
 func New(server, certFile string, fallback http.RoundTripper) (*Transport, error) {
 	u, err := url.Parse(server)
 	if err != nil {
@@ -79,7 +89,25 @@ func New(server, certFile string, fallback http.RoundTripper) (*Transport, error
 	if err != nil {
 		return nil, fmt.Errorf("in-process client certificate: %w", err)
 	}
-	return &Transport{host: u.Host, peer: certs, fallback: fallback}, nil
+	if certs[0].Subject.CommonName == "" {
+		return nil, fmt.Errorf("in-process client certificate %s: no common name", certFile)
+	}
+	return &Transport{host: u.Host, token: rand.Text(), user: certs[0], fallback: fallback}, nil
+}
+
+// TokenFile writes kube-apiserver's --token-auth-file for the transport's
+// requests into dir, readable by its owner only, and returns its path.
+func (t *Transport) TokenFile(dir string) (string, error) {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	// token, user, uid, groups: x509 users have no UID.
+	_ = w.Write([]string{t.token, t.user.Subject.CommonName, "", strings.Join(t.user.Subject.Organization, ",")})
+	w.Flush()
+	path := filepath.Join(dir, "in-process-token.csv")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		return "", fmt.Errorf("writing the in-process token file: %w", err)
+	}
+	return path, nil
 }
 
 // Install makes t http.DefaultTransport: the transport client-go takes for
@@ -143,8 +171,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}, nil
 }
 
-// serverRequest is req as a server receives it: a path, the client's
-// certificates, no body but the one sent.
+// serverRequest is req as a server receives it: a path, the transport's
+// token, no body but the one sent.
 func (t *Transport) serverRequest(ctx context.Context, req *http.Request) *http.Request {
 	sreq := req.Clone(ctx)
 	sreq.URL = &url.URL{Path: req.URL.Path, RawPath: req.URL.RawPath, RawQuery: req.URL.RawQuery}
@@ -154,7 +182,9 @@ func (t *Transport) serverRequest(ctx context.Context, req *http.Request) *http.
 	}
 	sreq.Proto, sreq.ProtoMajor, sreq.ProtoMinor = "HTTP/1.1", 1, 1
 	sreq.RemoteAddr = remoteAddr
-	sreq.TLS = &tls.ConnectionState{Version: tls.VersionTLS13, HandshakeComplete: true, ServerName: t.host, PeerCertificates: t.peer}
+	// The process's clients hold no credentials for it: the request is
+	// the transport's user's, whatever it said.
+	sreq.Header.Set("Authorization", "Bearer "+t.token)
 	sreq.GetBody = nil
 	if sreq.Body == nil {
 		sreq.Body = http.NoBody

@@ -20,27 +20,28 @@ import (
 	"bufio"
 	"context"
 	"crypto"
-	"crypto/x509"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
 )
 
 const server = "http://kube-apiserver.in-process"
 
-// newTransport returns a transport whose requests carry a self-signed
-// client certificate, and that certificate.
-func newTransport(t *testing.T, fallback http.RoundTripper) (*Transport, *x509.Certificate) {
+// newTransport returns a transport for the user of a self-signed client
+// certificate, admin in groups system:masters and team.
+func newTransport(t *testing.T, fallback http.RoundTripper) *Transport {
 	t.Helper()
 	key, err := keyutil.MakeEllipticPrivateKeyPEM()
 	if err != nil {
@@ -54,7 +55,7 @@ func newTransport(t *testing.T, fallback http.RoundTripper) (*Transport, *x509.C
 	if !ok {
 		t.Fatalf("key %T", parsed)
 	}
-	cert, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: "admin", Organization: []string{"system:masters"}}, signer)
+	cert, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: "admin", Organization: []string{"system:masters", "team"}}, signer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +71,11 @@ func newTransport(t *testing.T, fallback http.RoundTripper) (*Transport, *x509.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tr, cert
+	return tr
 }
 
 func TestRoundTrip(t *testing.T) {
-	tr, cert := newTransport(t, nil)
+	tr := newTransport(t, nil)
 	var seen *http.Request
 	tr.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen = r
@@ -89,7 +90,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "kept")
+	req.Header.Set("Accept", "application/vnd.kubernetes.protobuf")
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
@@ -108,18 +109,56 @@ func TestRoundTrip(t *testing.T) {
 	if seen.RequestURI != "/api/v1/namespaces/default/pods?fieldManager=me" || seen.URL.Host != "" || seen.URL.Query().Get("fieldManager") != "me" {
 		t.Errorf("handler saw RequestURI %q URL %v, want a server's request", seen.RequestURI, seen.URL)
 	}
-	if seen.Header.Get("Authorization") != "kept" || seen.RemoteAddr == "" || seen.ProtoMajor != 1 {
+	if seen.Header.Get("Accept") != "application/vnd.kubernetes.protobuf" || seen.RemoteAddr == "" || seen.ProtoMajor != 1 {
 		t.Errorf("handler saw headers %v remote %q proto %d", seen.Header, seen.RemoteAddr, seen.ProtoMajor)
 	}
-	if seen.TLS == nil || len(seen.TLS.PeerCertificates) != 1 || !seen.TLS.PeerCertificates[0].Equal(cert) {
-		t.Errorf("handler saw TLS %+v, want the client certificate", seen.TLS)
+}
+
+// The requests carry the transport's token, whatever they said, and the
+// token file says it is the certificate's user and groups.
+func TestTokenFile(t *testing.T) {
+	tr := newTransport(t, nil)
+	var auth string
+	tr.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { auth = r.Header.Get("Authorization") }))
+	req, _ := http.NewRequest(http.MethodGet, server+"/api", nil)
+	req.Header.Set("Authorization", "Bearer someone-else")
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	path, err := tr.TokenFile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	authn, err := tokenfile.NewCSV(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok || token == "someone-else" {
+		t.Fatalf("Authorization %q, want the transport's bearer token", auth)
+	}
+	got, ok, err := authn.AuthenticateToken(context.Background(), token)
+	if err != nil || !ok {
+		t.Fatalf("the token file does not know the request's token: %v %v", ok, err)
+	}
+	if got.User.GetName() != "admin" || !slices.Equal(slices.Sorted(slices.Values(got.User.GetGroups())), []string{"system:masters", "team"}) {
+		t.Errorf("the token is %s %v, want the certificate's admin [system:masters team]", got.User.GetName(), got.User.GetGroups())
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode %v, %v; want 0600", st.Mode(), err)
+	}
+	other := newTransport(t, nil)
+	if other.token == tr.token {
+		t.Error("two transports share a token")
 	}
 }
 
 // A watch: flushed events reach the client as they are written, and the
 // client closing the body ends the handler's request.
 func TestStreamAndClose(t *testing.T) {
-	tr, _ := newTransport(t, nil)
+	tr := newTransport(t, nil)
 	ended := make(chan error, 1)
 	tr.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		flusher, ok := w.(http.Flusher)
@@ -161,7 +200,7 @@ func TestStreamAndClose(t *testing.T) {
 }
 
 func TestRefusedUntilServedAndAfterStop(t *testing.T) {
-	tr, _ := newTransport(t, nil)
+	tr := newTransport(t, nil)
 	get := func() error {
 		req, _ := http.NewRequest(http.MethodGet, server+"/readyz", nil)
 		resp, err := tr.RoundTrip(req)
@@ -186,7 +225,7 @@ func TestRefusedUntilServedAndAfterStop(t *testing.T) {
 // A handler that panics before its response breaks the request, as a
 // connection reset would; after its status, it breaks the body.
 func TestPanic(t *testing.T) {
-	tr, _ := newTransport(t, nil)
+	tr := newTransport(t, nil)
 	tr.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/late" {
 			_, _ = io.WriteString(w, "partial")
@@ -212,7 +251,7 @@ func TestPanic(t *testing.T) {
 // A client whose request is cancelled before the response gets its
 // context's error.
 func TestCancelledBeforeResponse(t *testing.T) {
-	tr, _ := newTransport(t, nil)
+	tr := newTransport(t, nil)
 	tr.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -226,7 +265,7 @@ func TestCancelledBeforeResponse(t *testing.T) {
 func TestFallback(t *testing.T) {
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "other") }))
 	defer other.Close()
-	tr, _ := newTransport(t, other.Client().Transport)
+	tr := newTransport(t, other.Client().Transport)
 	tr.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "in-process") }))
 	for url, want := range map[string]string{other.URL: "other", server + "/": "in-process"} {
 		resp, err := (&http.Client{Transport: tr}).Get(url)
