@@ -23,6 +23,7 @@ FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 COPY pkg/schedulingresult/go.mod pkg/schedulingresult/
+COPY pkg/hold/go.mod pkg/hold/
 RUN go mod download
 COPY . .
 ARG VERSION=dev

@@ -132,7 +132,12 @@ require (
 	k8s.io/streaming v0.37.2
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
+	sigs.k8s.io/simulator-apiserver/pkg/hold v0.0.0
 	sigs.k8s.io/simulator-apiserver/pkg/schedulingresult v0.0.0
 )
 
-replace sigs.k8s.io/simulator-apiserver/pkg/schedulingresult => ./pkg/schedulingresult
+// The modules shared by the main module and cmd/sim-scheduler, here.
+replace (
+	sigs.k8s.io/simulator-apiserver/pkg/hold => ./pkg/hold
+	sigs.k8s.io/simulator-apiserver/pkg/schedulingresult => ./pkg/schedulingresult
+)

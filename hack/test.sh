@@ -40,8 +40,10 @@ run go test -count=1 "$@" ./pkg/... ./cmd/... ./test/images/... ./hack/benchrepo
 # sim-scheduler is a module of its own (it links k8s.io/kubernetes); built
 # with hack/build-tools.sh's flags, it reuses that build's cache.
 (cd cmd/sim-scheduler && GOWORK=off run go test -count=1 "$@" ./...)
-# The stored scheduling results' format, a module that both import.
-(cd pkg/schedulingresult && GOWORK=off run go test -count=1 "$@" ./...)
+# The modules that both import.
+for m in "${SHARED_MODULES[@]}"; do
+  (cd "${m}" && GOWORK=off run go test -count=1 "$@" ./...)
+done
 
 # Every Fuzz target runs its seed corpus with the unit tests above; here
 # the cheap ones also explore for a few seconds each (FUZZTIME=0 skips).

@@ -16,7 +16,7 @@
 # Runs staticcheck, at the version hack/lint/go.mod pins, with its default
 # checks over every module of the project: the root module (but the
 # generated clients and OpenAPI, which are never edited by hand),
-# cmd/sim-scheduler and pkg/schedulingresult. Findings fail it; fix them, or
+# cmd/sim-scheduler and the modules both import (SHARED_MODULES). Findings fail it; fix them, or
 # silence one with a //lint:ignore that says why.
 
 set -o errexit -o nounset -o pipefail
@@ -32,7 +32,9 @@ ret=0
 # shellcheck disable=SC2046 # one package path per word
 "${STATICCHECK}" $(go list ./... | grep -v '/pkg/generated/') || ret=1
 (cd cmd/sim-scheduler && GOWORK=off "${STATICCHECK}" ./...) || ret=1
-(cd pkg/schedulingresult && GOWORK=off "${STATICCHECK}" ./...) || ret=1
+for m in "${SHARED_MODULES[@]}"; do
+  (cd "${m}" && GOWORK=off "${STATICCHECK}" ./...) || ret=1
+done
 if [[ ${ret} -ne 0 ]]; then
   echo "FAIL: staticcheck reported the findings above" >&2
   exit 1

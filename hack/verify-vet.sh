@@ -26,5 +26,7 @@ cd "${REPO_ROOT}"
 
 go vet ./...
 (cd cmd/sim-scheduler && GOWORK=off go vet ./...)
-(cd pkg/schedulingresult && GOWORK=off go vet ./...)
+for m in "${SHARED_MODULES[@]}"; do
+  (cd "${m}" && GOWORK=off go vet ./...)
+done
 echo "go vet: ok"

@@ -187,6 +187,7 @@ require (
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
+	sigs.k8s.io/simulator-apiserver/pkg/hold v0.0.0
 	sigs.k8s.io/simulator-apiserver/pkg/schedulingresult v0.0.0
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
@@ -231,4 +232,8 @@ replace (
 	k8s.io/streaming => k8s.io/streaming v0.37.2
 )
 
-replace sigs.k8s.io/simulator-apiserver/pkg/schedulingresult => ../../pkg/schedulingresult
+// The modules shared by the main module and cmd/sim-scheduler, here.
+replace (
+	sigs.k8s.io/simulator-apiserver/pkg/hold => ../../pkg/hold
+	sigs.k8s.io/simulator-apiserver/pkg/schedulingresult => ../../pkg/schedulingresult
+)

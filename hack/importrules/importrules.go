@@ -92,10 +92,10 @@ var Rules = []Rule{
 		Allowed: not(anyOf(under(Module+"/cmd"), under(Module+"/test"), under(Module+"/hack"))),
 	},
 	{
-		Name:    "the simulator image shares only the contract (and the results' format, and the check of a user's kubeconfig) with the server",
+		Name:    "the simulator image shares only the contract (and the results' format, and the check of a user's kubeconfig) with the server, and the hold of a component with sim-scheduler",
 		Applies: under(Module + "/cmd/simulator"),
 		Allowed: anyOf(not(under(Module)), under(Module+"/cmd/simulator"),
-			leaf, under(Module+"/pkg/schedulingresult"), under(Module+"/pkg/inlinekubeconfig")),
+			leaf, under(Module+"/pkg/schedulingresult"), under(Module+"/pkg/inlinekubeconfig"), under(Module+"/pkg/hold")),
 	},
 	{
 		Name:    "what the simulator image shares with the server imports nothing else of the module",

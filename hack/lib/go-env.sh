@@ -25,3 +25,8 @@ case " ${GOFLAGS:-} " in
   *" -trimpath "*) ;;
   *) export GOFLAGS="${GOFLAGS:+${GOFLAGS} }-trimpath" ;;
 esac
+
+# The modules of their own, without dependencies, that the main module and
+# cmd/sim-scheduler (which links k8s.io/kubernetes) both import: vet,
+# staticcheck and the tests go over each.
+SHARED_MODULES=(pkg/hold pkg/schedulingresult)

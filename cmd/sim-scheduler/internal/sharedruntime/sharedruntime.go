@@ -32,6 +32,8 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/hold"
 )
 
 // Separator ends one component's arguments on the command line:
@@ -96,44 +98,18 @@ var (
 type Runtime struct {
 	components []Component
 	restart    map[string]chan struct{}
-	holds      map[string]*holdState
+	holds      map[string]*hold.Gate
 	// exit ends the process; tests replace it.
 	exit func(logger klog.Logger, err error)
 }
 
-// holdState is whether a component is held and whether it runs.
-type holdState struct {
-	mu      sync.Mutex
-	holds   int
-	running bool
-	// changed is closed, and replaced, when holds or running change.
-	changed chan struct{}
-	// stop asks the running component to stop for a hold.
-	stop chan struct{}
-}
-
-func (h *holdState) update(f func()) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	f()
-	close(h.changed)
-	h.changed = make(chan struct{})
-}
-
-// read returns the state and the channel closed at its next change.
-func (h *holdState) read() (holds int, running bool, changed <-chan struct{}) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.holds, h.running, h.changed
-}
-
 // New returns a runtime for components.
 func New(components ...Component) *Runtime {
-	r := &Runtime{components: components, restart: map[string]chan struct{}{}, holds: map[string]*holdState{}, exit: exitProcess}
+	r := &Runtime{components: components, restart: map[string]chan struct{}{}, holds: map[string]*hold.Gate{}, exit: exitProcess}
 	for _, c := range components {
 		r.restart[c.Name] = make(chan struct{}, 1)
 		if !c.Server {
-			r.holds[c.Name] = &holdState{changed: make(chan struct{}), stop: make(chan struct{}, 1)}
+			r.holds[c.Name] = hold.NewGate()
 		}
 	}
 	return r
@@ -154,32 +130,7 @@ func (r *Runtime) Hold(ctx context.Context, name string) (release func(), err er
 		}
 		return nil, &unknownComponentError{name: name}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	h.update(func() {
-		h.holds++
-		// Asked in the step that counts the hold: startWhenReleased
-		// drains it in the step that sees the holds gone.
-		select {
-		case h.stop <- struct{}{}:
-		default:
-		}
-	})
-	var once sync.Once
-	release = func() { once.Do(func() { h.update(func() { h.holds-- }) }) }
-	for {
-		_, running, changed := h.read()
-		if !running {
-			return release, nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			release()
-			return nil, ctx.Err()
-		}
-	}
+	return h.Hold(ctx)
 }
 
 // errServer is Hold's error for a server component.
@@ -197,44 +148,18 @@ func (r *Runtime) startWhenReleased(ctx context.Context, logger klog.Logger, c C
 	if h == nil {
 		return nil
 	}
-	logged := false
-	for {
-		h.mu.Lock()
-		holds, changed := h.holds, h.changed
-		if holds == 0 {
-			h.running = true
-			close(h.changed)
-			h.changed = make(chan struct{})
-			// A stop asked by holds released since is satisfied.
-			select {
-			case <-h.stop:
-			default:
-			}
-		}
-		h.mu.Unlock()
-		if holds == 0 {
-			if logged {
-				logger.Info("Component released")
-			}
-			return nil
-		}
-		if !logged {
-			logger.Info("Component held")
-			logged = true
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	waited, err := h.Start(ctx, func() { logger.Info("Component held") })
+	if waited && err == nil {
+		logger.Info("Component released")
 	}
+	return err
 }
 
 // stopForHold receives when a hold asks running c to stop; nil (never)
 // for a component that cannot be held.
 func (r *Runtime) stopForHold(c Component) <-chan struct{} {
 	if h := r.holds[c.Name]; h != nil {
-		return h.stop
+		return h.StopRequested()
 	}
 	return nil
 }
@@ -242,7 +167,7 @@ func (r *Runtime) stopForHold(c Component) <-chan struct{} {
 // stopped records that c's run has returned.
 func (r *Runtime) stopped(c Component) {
 	if h := r.holds[c.Name]; h != nil {
-		h.update(func() { h.running = false })
+		h.Stopped()
 	}
 }
 

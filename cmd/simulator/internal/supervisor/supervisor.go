@@ -32,6 +32,8 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/simulator-apiserver/pkg/hold"
 )
 
 // Spec says what to run.
@@ -77,17 +79,11 @@ type Process struct {
 	spec    Spec
 	opts    Options
 	restart chan struct{}
-	// stopHeld asks the running child to stop for a hold.
-	stopHeld chan struct{}
+	// gate holds the child stopped for those who ask (Hold).
+	gate *hold.Gate
 
 	mu     sync.Mutex
 	status Status
-	// holds counts the holders; running is whether a child may run (it
-	// is started or about to be); changed is closed, and replaced, when
-	// either changes.
-	holds   int
-	running bool
-	changed chan struct{}
 }
 
 // New returns a supervisor of spec; Run starts it.
@@ -104,13 +100,7 @@ func New(spec Spec, opts Options) *Process {
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
-	return &Process{spec: spec, opts: opts, restart: make(chan struct{}, 1), status: Status{Name: spec.Name}, changed: make(chan struct{}), stopHeld: make(chan struct{}, 1)}
-}
-
-// changeLocked wakes those waiting on the hold state; p.mu is held.
-func (p *Process) changeLocked() {
-	close(p.changed)
-	p.changed = make(chan struct{})
+	return &Process{spec: spec, opts: opts, restart: make(chan struct{}, 1), status: Status{Name: spec.Name}, gate: hold.NewGate()}
 }
 
 // Hold stops the child and keeps it from starting until release is
@@ -118,85 +108,18 @@ func (p *Process) changeLocked() {
 // released. Holds nest: the child starts again, at once, when the last is
 // released.
 func (p *Process) Hold(ctx context.Context) (release func(), err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	p.mu.Lock()
-	p.holds++
-	p.changeLocked()
-	// Asked in the step that counts the hold: startWhenReleased drains it
-	// in the step that sees the holds gone.
-	select {
-	case p.stopHeld <- struct{}{}:
-	default:
-	}
-	p.mu.Unlock()
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			p.holds--
-			p.changeLocked()
-		})
-	}
-	for {
-		p.mu.Lock()
-		running, changed := p.running, p.changed
-		p.mu.Unlock()
-		if !running {
-			return release, nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			release()
-			return nil, ctx.Err()
-		}
-	}
+	return p.gate.Hold(ctx)
 }
 
 // startWhenReleased waits until the child is not held and marks it
 // running in the same step; or returns ctx's error.
 func (p *Process) startWhenReleased(ctx context.Context) error {
-	logged := false
-	for {
-		p.mu.Lock()
-		holds, changed := p.holds, p.changed
-		if holds == 0 {
-			p.running = true
-			p.changeLocked()
-			// A stop asked by holds released since is satisfied.
-			select {
-			case <-p.stopHeld:
-			default:
-			}
-		}
-		p.mu.Unlock()
-		if holds == 0 {
-			if logged {
-				klog.FromContext(ctx).Info("Child released")
-			}
-			return nil
-		}
-		if !logged {
-			klog.FromContext(ctx).Info("Child held")
-			logged = true
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	logger := klog.FromContext(ctx)
+	waited, err := p.gate.Start(ctx, func() { logger.Info("Child held") })
+	if waited && err == nil {
+		logger.Info("Child released")
 	}
-}
-
-// notRunning records that no child runs, nor is about to.
-func (p *Process) notRunning() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.running = false
-	p.changeLocked()
+	return err
 }
 
 // Name is the child's name.
@@ -240,7 +163,7 @@ func (p *Process) Run(ctx context.Context) {
 			return
 		}
 		ran, restarted, err := p.runOnce(ctx)
-		p.notRunning()
+		p.gate.Stopped()
 		if ctx.Err() != nil {
 			return
 		}
@@ -312,7 +235,7 @@ func (p *Process) runOnce(ctx context.Context) (time.Duration, bool, error) {
 		logger.Info("Restarting child on request", "pid", pid)
 		err = p.stop(ctx, pid, done)
 		restarted = true
-	case <-p.stopHeld:
+	case <-p.gate.StopRequested():
 		logger.Info("Stopping child: held", "pid", pid)
 		err = p.stop(ctx, pid, done)
 		restarted = true
