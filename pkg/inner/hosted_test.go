@@ -321,8 +321,21 @@ func TestHostedRouteNodePort(t *testing.T) {
 	if creds := route.Credentials; creds == nil || len(creds.CAKey) == 0 {
 		t.Error("no credentials in the route of a simulator hosted at a NodePort")
 	}
+	if err := route.Answers(t.Context()); err != nil {
+		t.Errorf("Answers, the simulator answering at its NodePort: %v", err)
+	}
 	// No NodePort for the simulator server's port in this Service.
 	if _, err := access.Route(inner.TargetOf(s, s.Spec.SimulatorServerPort)); err == nil || !strings.Contains(err.Error(), "no NodePort") {
 		t.Errorf("a port without a NodePort: %v", err)
+	}
+	// Nothing listens at the NodePort: refused, tried again until ctx ends.
+	srv.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := route.Answers(ctx); err == nil {
+		t.Error("Answers, nothing listening at the NodePort: nil")
+	} else if took := time.Since(start); took < 200*time.Millisecond {
+		t.Errorf("Answers, nothing listening at the NodePort: %v after %v, want the refusals tried again until ctx ends", err, took)
 	}
 }

@@ -151,6 +151,23 @@ type Route struct {
 	Credentials *Credentials
 }
 
+// Answers returns nil once the route's target answers an HTTP request
+// (with any status), or why it did not by ctx's end. Its transport waits
+// out a NodePort's refusals (nodePortRefusedWait) where a client given
+// the address would not.
+func (r *Route) Answers(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL.JoinPath("/readyz").String(), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := r.Transport.RoundTrip(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	return resp.Body.Close()
+}
+
 // Route resolves t once: a proxied request needs its URL and transport
 // both, and a hosted simulator's cost a hosting cluster lookup, a Pod and
 // a Secret read.

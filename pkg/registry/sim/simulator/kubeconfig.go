@@ -124,7 +124,7 @@ func (r *KubeconfigREST) Connect(ctx context.Context, name string, opts runtime.
 		var cfg *clientcmdapi.Config
 		var err error
 		if o.Mode == sim.KubeconfigModeDirect {
-			cfg, err = r.directKubeconfig(s, caller, expiration)
+			cfg, err = r.directKubeconfig(req.Context(), s, caller, expiration)
 		} else {
 			cfg, err = r.proxyKubeconfig(req, s, account.Name, expiration)
 		}
@@ -142,6 +142,10 @@ func (r *KubeconfigREST) Connect(ctx context.Context, name string, opts runtime.
 		_, _ = w.Write(data)
 	}), nil
 }
+
+// nodePortAnswerWait bounds how long a direct kubeconfig of a simulator
+// hosted at a NodePort waits for it to answer.
+const nodePortAnswerWait = 15 * time.Second
 
 func kubeconfigExpiration(seconds *int64) (time.Duration, error) {
 	if seconds == nil {
@@ -211,7 +215,7 @@ func (r *KubeconfigREST) proxyKubeconfig(req *http.Request, s *sim.Simulator, ac
 
 // directKubeconfig points at the inner apiserver (the Pod's IP) with a client
 // certificate for the caller, signed by the simulator's CA.
-func (r *KubeconfigREST) directKubeconfig(s *sim.Simulator, caller user.Info, expiration time.Duration) (*clientcmdapi.Config, error) {
+func (r *KubeconfigREST) directKubeconfig(ctx context.Context, s *sim.Simulator, caller user.Info, expiration time.Duration) (*clientcmdapi.Config, error) {
 	route, err := reachable(r.access, s, s.Spec.KubeAPIServerPort)
 	if err != nil {
 		return nil, err
@@ -220,6 +224,15 @@ func (r *KubeconfigREST) directKubeconfig(s *sim.Simulator, caller user.Info, ex
 	if creds == nil {
 		// Through a hosting cluster's pods/proxy: refused before here.
 		return nil, apierrors.NewInternalError(fmt.Errorf("simulator %s/%s is reached through its hosting cluster's pods/proxy only", s.Namespace, s.Name))
+	}
+	if s.Spec.Hosting != nil {
+		// At a NodePort, which kube-proxy programs a moment after the
+		// simulator is Available: the client would be refused until then.
+		ctx, cancel := context.WithTimeout(ctx, nodePortAnswerWait)
+		defer cancel()
+		if err := route.Answers(ctx); err != nil {
+			return nil, retryLater(s, fmt.Sprintf("simulator %s/%s does not answer at its NodePort %s yet: %v", s.Namespace, s.Name, route.URL.Host, err))
+		}
 	}
 	ca, err := pki.LoadCA(creds.CACert, creds.CAKey)
 	if err != nil {

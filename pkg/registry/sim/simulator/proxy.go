@@ -167,7 +167,13 @@ func (r routeErrors) Error(_ http.ResponseWriter, _ *http.Request, err error) {
 
 // unavailable is the 503 of a simulator that cannot take requests, saying why.
 func unavailable(s *sim.Simulator) error {
-	err := apierrors.NewServiceUnavailable(fmt.Sprintf("simulator %s/%s is %s: %s", s.Namespace, s.Name, s.Status.Phase, s.Status.Message))
+	return retryLater(s, fmt.Sprintf("simulator %s/%s is %s: %s", s.Namespace, s.Name, s.Status.Phase, s.Status.Message))
+}
+
+// retryLater is a 503 about simulator s that asks the client to retry in a
+// second.
+func retryLater(s *sim.Simulator, message string) error {
+	err := apierrors.NewServiceUnavailable(message)
 	err.ErrStatus.Details = &metav1.StatusDetails{Group: sim.GroupName, Kind: "simulators", Name: s.Name, RetryAfterSeconds: 1}
 	return err
 }
