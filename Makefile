@@ -38,13 +38,14 @@ codegen:
 	hack/update-codegen.sh
 
 ## verify: fail if generated code is stale, an import breaks the layering, two
-## modules pin one dependency at two versions, a file lacks its licence
-## header, .PHONY is wrong, or lint fails
+## modules pin one dependency at two versions, a go.mod is not tidy, a file
+## lacks its licence header, .PHONY is wrong, or lint fails
 verify: lint
 	hack/verify-codegen.sh
 	hack/verify-boilerplate.sh
 	hack/verify-makefile.sh
 	hack/verify-layering.sh
+	hack/verify-gomod.sh
 
 ## lint: gofmt, go vet and staticcheck over every module
 lint:

@@ -28,7 +28,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -61,10 +60,11 @@ const remoteAddr = "127.0.0.1:0"
 // it is given, and any other request to the transport it wraps.
 type Transport struct {
 	host string
-	// token is the bearer token of every in-process request, user the
-	// user (and groups) it stands for in TokenFile.
+	// token is the bearer token of every in-process request; userName
+	// and groups are whom it stands for in TokenFile.
 	token    string
-	user     *x509.Certificate
+	userName string
+	groups   []string
 	fallback http.RoundTripper
 	handler  atomic.Pointer[http.Handler]
 }
@@ -92,7 +92,13 @@ func New(server, certFile string, fallback http.RoundTripper) (*Transport, error
 	if certs[0].Subject.CommonName == "" {
 		return nil, fmt.Errorf("in-process client certificate %s: no common name", certFile)
 	}
-	return &Transport{host: u.Host, token: rand.Text(), user: certs[0], fallback: fallback}, nil
+	return &Transport{
+		host:     u.Host,
+		token:    rand.Text(),
+		userName: certs[0].Subject.CommonName,
+		groups:   certs[0].Subject.Organization,
+		fallback: fallback,
+	}, nil
 }
 
 // TokenFile writes kube-apiserver's --token-auth-file for the transport's
@@ -101,8 +107,11 @@ func (t *Transport) TokenFile(dir string) (string, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	// token, user, uid, groups: x509 users have no UID.
-	_ = w.Write([]string{t.token, t.user.Subject.CommonName, "", strings.Join(t.user.Subject.Organization, ",")})
+	_ = w.Write([]string{t.token, t.userName, "", strings.Join(t.groups, ",")})
 	w.Flush()
+	if err := w.Error(); err != nil {
+		return "", fmt.Errorf("writing the in-process token file: %w", err)
+	}
 	path := filepath.Join(dir, "in-process-token.csv")
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		return "", fmt.Errorf("writing the in-process token file: %w", err)
