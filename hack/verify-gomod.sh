@@ -25,8 +25,10 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "${REPO_ROOT}/hack/lib/go-env.sh"
 cd "${REPO_ROOT}"
 
+# Every module the repository holds, so that a new one is checked too.
+mapfile -t modules < <(git ls-files -- go.mod '*/go.mod' | xargs -n1 dirname)
 ret=0
-for m in . cmd/sim-scheduler "${SHARED_MODULES[@]}" hack/tools hack/lint; do
+for m in "${modules[@]}"; do
   if ! diff="$(cd "${m}" && GOWORK=off go mod tidy -diff 2>&1)"; then
     echo "FAIL: ${m}/go.mod is not tidy (run: cd ${m} && GOWORK=off go mod tidy):" >&2
     echo "${diff}" | grep -v '^go: downloading' >&2
