@@ -144,7 +144,9 @@ func (r *KubeconfigREST) Connect(ctx context.Context, name string, opts runtime.
 }
 
 // nodePortAnswerWait bounds how long a direct kubeconfig of a simulator
-// hosted at a NodePort waits for it to answer.
+// hosted at a NodePort waits for it to answer, a NodePort that accepts
+// and then hangs included; refusals alone end sooner (the route's
+// transport tries them again for 10 s).
 const nodePortAnswerWait = 15 * time.Second
 
 func kubeconfigExpiration(seconds *int64) (time.Duration, error) {
